@@ -1,0 +1,78 @@
+"""Benchmark driver for the third-party PyPI engine ``durakgame`` (v1.0.4).
+
+durakgame is a 2-player podkidnoy Durak simulator.  Its public entry point,
+``durakgame.play``, shuffles with the *global* ``random`` module and asks
+``Player.nextMove`` agents for move indices.  To get reproducible, seedable
+games and to time only the game logic, this driver uses the engine's
+lower-level ``durakgame.game.Game`` class directly, reproducing the loop of
+``Game.kickoff``:
+
+    while not game.isFinished:
+        options = game.generateOptions()   # engine's list of legal moves
+        move = <uniform choice>(options)
+        game.updateHistory(move)
+        game.process(move)
+
+The deck is ``durakgame.standardDeck()`` shuffled by the caller's
+``random.Random``; ``Game.__post_init__`` deals it (alternately P1, P2,
+6 cards each, next card = trump, placed at the bottom of the talon).
+
+One "step" is one engine move (OpeningMove, AttackingMove, DefensiveMove,
+ForfeitingMove, EndingMove or FinishingMove).  Note that a FinishingMove
+(throw-ins after the defender takes) is a single step carrying a whole
+subset of cards; the engine lists every subset as a separate option.
+
+Used by durak-spec to compare games/s of its reference interpreter against
+third-party engines.  Run directly to print games/s for 500 games.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from durakgame import Player, standardDeck
+from durakgame.game import Game
+
+MAX_STEPS = 10_000  # random games take ~50-150 steps; this is a safety net
+
+
+def play_random_game(rng: random.Random) -> int:
+    """Play one complete game, choosing uniformly among the engine's legal
+    moves at every step.  Returns the number of steps (moves) played."""
+    deck = standardDeck()
+    rng.shuffle(deck)
+    game = Game(deck, Player(), Player())
+    steps = 0
+    while not game.isFinished:
+        if steps >= MAX_STEPS:
+            raise RuntimeError(f"durakgame game exceeded {MAX_STEPS} steps")
+        options = game.generateOptions()
+        move = options[rng.randrange(len(options))]
+        game.updateHistory(move)
+        game.process(move)
+        steps += 1
+    game.history.result = game.result
+    return steps
+
+
+def time_games(n_games: int, seed: int) -> tuple[float, int]:
+    """Play ``n_games`` random games from ``random.Random(seed)``.
+    Returns (elapsed wall-clock seconds, total steps)."""
+    rng = random.Random(seed)
+    total = 0
+    start = time.perf_counter()
+    for _ in range(n_games):
+        total += play_random_game(rng)
+    elapsed = time.perf_counter() - start
+    return elapsed, total
+
+
+if __name__ == "__main__":
+    n = 500
+    elapsed, steps = time_games(n, seed=12345)
+    print(
+        f"durakgame 1.0.4: {n} games in {elapsed:.3f} s -> "
+        f"{n / elapsed:.1f} games/s, {steps} steps "
+        f"({steps / n:.1f} steps/game, {steps / elapsed:.0f} steps/s)"
+    )

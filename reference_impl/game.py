@@ -1,0 +1,328 @@
+"""The reference interpreter: a game under a Ruleset, from an explicit setup.
+
+API in the style of OpenSpiel: legal_actions(), apply_action(), is_terminal(), returns(), clone(),
+observation(seat), full_state(). Which actions are legal, what they do and when a bout or the game
+ends are all read from the compiled ruleset (spec/); this module only sequences them.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from functools import partial
+
+from .cards import Card, Deck
+from .errors import IllegalAction, NotationError, SetupError
+from .notation import action_text, cards_json, parse_action, state_json
+from .primitives import PRIMITIVES
+from .ruleset import Ruleset
+from .state import Action, State
+from .vocab import ACTION_KINDS
+
+_make_action = partial(tuple.__new__, Action)
+MAX_SETTLE = 1000
+
+
+@dataclass
+class Setup:
+    """An explicit start: hands per seat, talon from the top, trump card, dealer seat. Cards of the
+    deck that appear nowhere are out of play (they start in the discard pile)."""
+
+    hands: list[list[Card]]
+    talon: list[Card]
+    trump: Card
+    dealer: int
+    attacker: int | None = None
+    seed: int | None = field(default=None, compare=False)
+
+    @property
+    def players(self) -> int:
+        return len(self.hands)
+
+    def to_json(self) -> dict:
+        out = {"hands": [cards_json(h) for h in self.hands], "talon": [c.text for c in self.talon],
+               "trump": self.trump.text, "dealer": self.dealer}
+        if self.attacker is not None:
+            out["attacker"] = self.attacker
+        return out
+
+    @classmethod
+    def from_json(cls, data, deck: Deck, limits=(2, 6)) -> "Setup":
+        """Read a setup, naming the field of any mistake."""
+        if not isinstance(data, dict):
+            raise SetupError(f"a setup is a mapping with hands, talon and trump, not {type(data).__name__}")
+        unknown = set(data) - {"hands", "talon", "trump", "dealer", "attacker", "seed"}
+        if unknown:
+            raise SetupError(f"unknown field(s) {sorted(unknown)}; fields: hands, talon, trump, "
+                             "dealer, attacker")
+        for name in ("hands", "trump"):
+            if name not in data:
+                raise SetupError("is missing", name)
+        hands_raw = data["hands"]
+        if not isinstance(hands_raw, list):
+            raise SetupError("must be a list with one list of cards per seat", "hands")
+        try:
+            hands = [deck.cards_of(h, f"hands[{i}]") for i, h in enumerate(hands_raw)]
+            talon = deck.cards_of(data.get("talon", []), "talon")
+            trump = deck.card(data["trump"])
+        except NotationError as exc:
+            raise SetupError(str(exc)) from None
+        players = len(hands)
+        dealer = data.get("dealer", players - 1)
+        attacker = data.get("attacker")
+        for name, seat in (("dealer", dealer), ("attacker", attacker)):
+            if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)
+                                     or not 0 <= seat < max(players, 1)):
+                raise SetupError(f"seat {seat!r} does not exist; seats are 0 to {players - 1}", name)
+        setup = cls(hands, talon, trump, dealer, attacker)
+        setup.validate(deck, limits)
+        return setup
+
+    def validate(self, deck: Deck, limits=(2, 6)) -> None:
+        lo, hi = limits
+        if not lo <= self.players <= hi:
+            raise SetupError(f"{self.players} players; this deck is for {lo} to {hi}", "hands")
+        seen: dict[Card, str] = {}
+        for where, cards in [(f"hands[{i}]", h) for i, h in enumerate(self.hands)] + [("talon", self.talon)]:
+            for c in cards:
+                if c in seen:
+                    raise SetupError(f"card {c} appears twice (also in {seen[c]})", where)
+                seen[c] = where
+        if self.talon and self.talon[-1] is not self.trump:
+            raise SetupError(f"the trump card {self.trump} must be the bottom (last) card of the "
+                             f"talon, which is {self.talon[-1]}", "trump")
+
+    @classmethod
+    def deal(cls, ruleset: Ruleset, players: int, seed: int) -> "Setup":
+        """Shuffle with `seed` and deal per deck.deal and deck.trump (spec/rules/deck.yaml)."""
+        lo, hi = ruleset.player_limits
+        if not isinstance(players, int) or not lo <= players <= hi:
+            raise SetupError(f"{players} players; this deck is for {lo} to {hi}", "players")
+        deck = list(ruleset.deck.cards)
+        random.Random(seed).shuffle(deck)
+        probe = State.__new__(State)
+        probe.n = players
+        size = ruleset.hand_size_fn(probe)
+        if size * players > len(deck):
+            raise SetupError(f"can't deal {size} cards to {players} players from {len(deck)} cards",
+                             "players")
+        dealer = players - 1
+        hands: list[list[Card]] = [[] for _ in range(players)]
+        for i in range(size * players):
+            hands[(dealer + 1 + i) % players].append(deck[i])
+        talon = deck[size * players:]
+        trump = talon[-1] if talon else deck[size * players - 1]
+        setup = cls(hands, talon, trump, dealer)
+        setup.seed = seed
+        return setup
+
+
+class Game:
+    """One game (one deal) played under a ruleset."""
+
+    def __init__(self, ruleset: Ruleset, setup: Setup, _state: State | None = None):
+        self.ruleset = ruleset
+        self.setup = setup
+        self.decide_seat = {name: cr.clause.fn for name, cr in ruleset.decisions.items()}
+        self._gens = [(k, g) for k, g in ruleset.generators.items() if g is not None and k != "pass"]
+        self._pass_gen = ruleset.generators["pass"]
+        groups: dict[str, tuple[set, object]] = {}
+        for kind, cr in ruleset.order.items():
+            groups.setdefault(cr.rule.id, (set(), cr.clause.fn))[0].add(kind)
+        self._order_groups = [(frozenset(k), fn) for k, fn in groups.values()]
+        self._legal: list[Action] | None = None
+        self._legal_set: frozenset = frozenset()
+        if _state is not None:
+            self.state = _state
+            return
+        setup.validate(ruleset.deck, ruleset.player_limits)
+        self.state = self._initial_state(setup)
+        self._refresh()
+
+    # -- construction ---------------------------------------------------------------------
+    def _initial_state(self, setup: Setup) -> State:
+        s = State.__new__(State)
+        n = setup.players
+        s.n = n
+        s.hands = [list(h) for h in setup.hands]
+        s.talon = list(setup.talon)
+        s.trump_card = setup.trump
+        s.trump_suit = setup.trump.suit
+        used = {c for h in s.hands for c in h} | set(s.talon)
+        s.discard = [c for c in self.ruleset.deck.cards if c not in used]
+        s.deck_size = len(self.ruleset.deck)
+        s.table, s.unbeaten, s.table_ranks, s.attack_ranks = [], 0, set(), set()
+        s.dealer = setup.dealer
+        s.bout_number, s.beaten_bouts, s.taking = 1, 0, False
+        s.passed, s.out, s.active, s.finish_order = [False] * n, [False] * n, n, []
+        s.can_throw, s.any_throw = [False] * n, False
+        s.finished, s.fool = False, None
+        s.drew, s.after_draw, s.short_after_draw = [0] * n, [len(h) for h in s.hands], [False] * n
+        s.transferer, s.steps = None, 0
+        s.hand_size = self.ruleset.hand_size_fn(s)
+        s.attacker = s.defender = 0
+        s.attacker = setup.attacker if setup.attacker is not None else self._decide(s, "first_attacker")
+        s.defender = self._decide(s, "first_defender")
+        s.opener = s.attacker
+        s.last_attacker, s.last_defender = s.attacker, s.defender
+        s.defender_hand_at_start = len(s.hands[s.defender])
+        if s.attacker == s.defender:
+            raise SetupError("the first attacker and defender are the same seat", "attacker")
+        return s
+
+    def _decide(self, s: State, name: str):
+        value = self.decide_seat[name](s, None)
+        if value is None and name != "fool":
+            rule = self.ruleset.decisions[name].rule
+            raise SetupError(f"rule {rule.id} decided no seat for {name} in this position")
+        return value
+
+    def decide(self, name: str):
+        """Evaluate the rule that decides `name` on the current state."""
+        return self._decide(self.state, name)
+
+    @classmethod
+    def from_seed(cls, ruleset: Ruleset, players: int, seed: int) -> "Game":
+        return cls(ruleset, Setup.deal(ruleset, players, seed))
+
+    def clone(self) -> "Game":
+        g = Game(self.ruleset, self.setup, _state=self.state.clone())
+        g._legal, g._legal_set = self._legal, self._legal_set
+        return g
+
+    # -- the game API ---------------------------------------------------------------------
+    def legal_actions(self) -> list[Action]:
+        """Every action any seat may make now (several seats may be able to act at once)."""
+        return list(self._legal)
+
+    def is_terminal(self) -> bool:
+        return self.state.finished
+
+    def returns(self) -> list[float]:
+        """-1 for the fool, +1/(n-1) for each other player; all 0 for a draw or unfinished game."""
+        s = self.state
+        if not s.finished or s.fool is None:
+            return [0.0] * s.n
+        return [-1.0 if seat == s.fool else 1.0 / (s.n - 1) for seat in range(s.n)]
+
+    def acting_seats(self) -> list[int]:
+        return sorted({a.seat for a in self._legal})
+
+    def action_to_string(self, action: Action) -> str:
+        return action_text(action)
+
+    def parse_action(self, value) -> Action:
+        return parse_action(value, self.ruleset.deck, self.state.n)
+
+    def full_state(self) -> dict:
+        return state_json(self.state)
+
+    def observation(self, seat: int) -> dict:
+        """What `seat` may see: own hand, others' hand sizes, the table, talon count, trump."""
+        view = state_json(self.state)
+        view["hands"] = [h if i == seat else len(h) for i, h in enumerate(view["hands"])]
+        view["talon"] = len(view["talon"])
+        view["seat"] = seat
+        return view
+
+    def apply_action(self, action: Action) -> None:
+        """Apply a legal action; raise IllegalAction naming the rule, leaving the state unchanged."""
+        if action not in self._legal_set:
+            rule_id, reason = self.explain(action)
+            raise IllegalAction(action_text(action), rule_id, reason)
+        s = self.state
+        for do, when, after in self.ruleset.flow[action.kind]:
+            if when is None or when(s):
+                PRIMITIVES[do](self, s, action)
+        s.steps += 1
+        self._refresh()
+
+    # -- legality -------------------------------------------------------------------------
+    def _generate(self) -> list[Action]:
+        s = self.state
+        out: list[Action] = []
+        for kind, gen in self._gens:
+            gen(s, out, _make_action)
+        can = [False] * s.n
+        for a in out:
+            if a.kind == "throw":
+                can[a.seat] = True
+        s.can_throw = can
+        if self._pass_gen is not None:
+            self._pass_gen(s, out, _make_action)
+        if self._order_groups:
+            out = self._apply_order(s, out, self._order_groups)
+        s.any_throw = any(a.kind == "throw" for a in out)
+        return out
+
+    @staticmethod
+    def _apply_order(s: State, out: list[Action], groups) -> list[Action]:
+        """Keep, of the kinds an order rule governs, only the actions of the first seat by its key."""
+        for kinds, key in groups:
+            seats = {a.seat for a in out if a.kind in kinds}
+            if len(seats) > 1:
+                first = min(seats, key=lambda seat: (key(s, seat, None, None), seat))
+                out = [a for a in out if a.kind not in kinds or a.seat == first]
+        return out
+
+    def _refresh(self) -> None:
+        s = self.state
+        decide = self.decide_seat
+        for _ in range(MAX_SETTLE):
+            if s.finished:
+                self._legal, self._legal_set = [], frozenset()
+                return
+            legal = self._generate()
+            if decide["bout_beaten_off"](s, None):
+                self._run_event("bout_beaten_off")
+                continue
+            if decide["bout_taken"](s, None):
+                self._run_event("bout_taken")
+                continue
+            if not legal:
+                raise RuntimeError(f"interpreter deadlock: nobody can act and no bout-end rule "
+                                   f"applies (ruleset {self.ruleset.name})")
+            self._legal, self._legal_set = legal, frozenset(legal)
+            return
+        raise RuntimeError("interpreter did not settle after 1000 bout ends")
+
+    def _run_event(self, event: str) -> None:
+        s = self.state
+        for do, when, after in self.ruleset.flow[event]:
+            if when is None or when(s):
+                if after is None:
+                    PRIMITIVES[do](self, s, None)
+                else:
+                    PRIMITIVES[do](self, s, None, after)
+
+    def explain(self, action: Action) -> tuple[str, str]:
+        """The id of the first rule that forbids `action`, and why; ('', '') if it is legal."""
+        s = self.state
+        if action in self._legal_set:
+            return "", ""
+        if s.finished:
+            return "end.game_over", "the game is over"
+        if action.kind not in ACTION_KINDS:
+            raise NotationError(f"unknown action kind {action.kind!r}")
+        if not 0 <= action.seat < s.n:
+            raise NotationError(f"seat {action.seat} does not exist; seats are 0 to {s.n - 1}")
+        for cr in self.ruleset.legality[action.kind]:
+            if not cr.clause.fn(s, action.seat, action.card, action.target):
+                return cr.rule.id, cr.rule.violation
+        cr = self.ruleset.order.get(action.kind)
+        if cr is not None:
+            return cr.rule.id, cr.rule.violation
+        raise RuntimeError(f"{action_text(action)} passes every rule but is not legal")
+
+    # -- invariants -----------------------------------------------------------------------
+    def check_invariants(self, scope: str = "state", action: Action | None = None) -> list[str]:
+        """Ids of the spec invariants of `scope` that fail now (action scope: before `action`)."""
+        s = self.state
+        failed = []
+        for inv, clause in self.ruleset.invariants:
+            if inv["scope"] != scope:
+                continue
+            args = (action.seat, action.kind) if action is not None else (None, None)
+            if not clause.fn(s, *args):
+                failed.append(inv["id"])
+        return failed

@@ -1,0 +1,133 @@
+"""Canonical text and JSON notation for actions and states (fixed here, documented in
+conformance/PROTOCOL.md and docs).
+
+Action text: "<seat> <kind> [<card>]", and for cover "<seat> cover <target> with <card>":
+  "0 attack 9S", "2 throw 9D", "1 cover 9S with JS", "1 take", "0 pass", "1 transfer 9C".
+Action JSON: {"seat": 1, "kind": "cover", "card": "JS", "target": "9S"}.
+"""
+
+from __future__ import annotations
+
+from .cards import Deck
+from .errors import NotationError, suggest
+from .state import Action, State
+from .vocab import ACTION_KINDS, CARD_KINDS
+
+
+def action_text(a: Action) -> str:
+    if a.kind == "cover":
+        return f"{a.seat} cover {a.target} with {a.card}"
+    return f"{a.seat} {a.kind}" + (f" {a.card}" if a.card is not None else "")
+
+
+def action_json(a: Action) -> dict:
+    out = {"seat": a.seat, "kind": a.kind}
+    if a.card is not None:
+        out["card"] = a.card.text
+    if a.target is not None:
+        out["target"] = a.target.text
+    return out
+
+
+def _kind(kind) -> str:
+    if kind not in ACTION_KINDS:
+        raise NotationError(f"unknown action kind {kind!r}; kinds: {', '.join(ACTION_KINDS)}."
+                            f"{suggest(kind, ACTION_KINDS)}")
+    return kind
+
+
+def _seat(seat, players: int | None) -> int:
+    try:
+        value = int(seat)
+    except (TypeError, ValueError):
+        raise NotationError(f"a seat is a number, not {seat!r}") from None
+    if isinstance(seat, bool) or value < 0 or (players is not None and value >= players):
+        raise NotationError(f"seat {seat!r} does not exist" +
+                            (f"; seats are 0 to {players - 1}" if players else ""))
+    return value
+
+
+def parse_action(value, deck: Deck, players: int | None = None) -> Action:
+    """Read an action from its text or JSON form."""
+    if isinstance(value, dict):
+        return _action_from_json(value, deck, players)
+    if not isinstance(value, str):
+        raise NotationError(f"an action is text like '0 attack 9S' or a JSON object, not {value!r}")
+    words = value.split()
+    if len(words) < 2:
+        raise NotationError(f"action {value!r} needs a seat and a kind, e.g. '0 attack 9S'")
+    seat, kind = _seat(words[0], players), _kind(words[1])
+    rest = words[2:]
+    if kind == "cover":
+        if len(rest) != 3 or rest[1] != "with":
+            raise NotationError(f"write a cover as '<seat> cover <attack card> with <card>', not {value!r}")
+        return Action(kind, seat, deck.card(rest[2]), deck.card(rest[0]))
+    if kind in CARD_KINDS:
+        if len(rest) != 1:
+            raise NotationError(f"{kind} takes one card: '<seat> {kind} <card>', not {value!r}")
+        return Action(kind, seat, deck.card(rest[0]))
+    if rest:
+        raise NotationError(f"{kind} takes no card: '<seat> {kind}', not {value!r}")
+    return Action(kind, seat)
+
+
+def _action_from_json(obj: dict, deck: Deck, players) -> Action:
+    unknown = set(obj) - {"seat", "kind", "card", "target"}
+    if unknown:
+        raise NotationError(f"unknown action field(s) {sorted(unknown)}; fields: seat, kind, card, target")
+    if "seat" not in obj or "kind" not in obj:
+        raise NotationError(f"an action needs 'seat' and 'kind': {obj!r}")
+    kind, seat = _kind(obj["kind"]), _seat(obj["seat"], players)
+    if kind in CARD_KINDS and "card" not in obj:
+        raise NotationError(f"a {kind} action needs a 'card'")
+    if kind not in CARD_KINDS and "card" in obj:
+        raise NotationError(f"a {kind} action has no 'card'")
+    if (kind == "cover") != ("target" in obj):
+        raise NotationError("'target' is required for cover and only for cover")
+    card = deck.card(obj["card"]) if "card" in obj else None
+    target = deck.card(obj["target"]) if "target" in obj else None
+    return Action(kind, seat, card, target)
+
+
+def cards_json(cards) -> list[str]:
+    return [c.text for c in sorted(cards)]
+
+
+def state_json(s: State) -> dict:
+    """The observable state, as the conformance suite compares it."""
+    result = None
+    if s.finished:
+        result = {"fool": s.fool, "draw": s.fool is None, "finish_order": list(s.finish_order)}
+    return {
+        "players": s.n,
+        "hands": [cards_json(h) for h in s.hands],
+        "talon": [c.text for c in s.talon],
+        "trump": s.trump_card.text,
+        "trump_suit": s.trump_suit,
+        "table": [[a.text, d.text if d is not None else None] for a, d in s.table],
+        "discard_count": len(s.discard),
+        "attacker": s.attacker,
+        "defender": s.defender,
+        "taking": s.taking,
+        "passed": [i for i, p in enumerate(s.passed) if p],
+        "out": [i for i, o in enumerate(s.out) if o],
+        "bout": s.bout_number,
+        "beaten_bouts": s.beaten_bouts,
+        "finished": s.finished,
+        "result": result,
+    }
+
+
+def state_text(s: State) -> str:
+    """A short human-readable picture of the state."""
+    lines = [f"trump {s.trump_card} ({s.trump_suit}), talon {len(s.talon)}, discard "
+             f"{len(s.discard)}, bout {s.bout_number}"]
+    for seat, hand in enumerate(s.hands):
+        role = "A" if seat == s.attacker else "D" if seat == s.defender else " "
+        mark = " out" if s.out[seat] else ""
+        lines.append(f"  {seat}{role} {' '.join(cards_json(hand)) or '-'}{mark}")
+    table = "  ".join(f"{a}/{d}" if d else f"{a}/--" for a, d in s.table)
+    lines.append(f"  table: {table or '-'}{'  (taking)' if s.taking else ''}")
+    if s.finished:
+        lines.append(f"  result: {'draw' if s.fool is None else f'seat {s.fool} is the fool'}")
+    return "\n".join(lines)

@@ -1,0 +1,231 @@
+"""Loading spec/: read every file, validate it against its JSON Schema, check cross-references.
+
+The normative content lives in spec/ (see spec/README.md). This module only reads it; compiling
+clauses for one variant happens in `ruleset.py`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import jsonschema
+
+from .cards import Deck
+from .errors import SpecError, suggest
+from .yamlio import InputError, load_file
+
+
+def default_spec_dir() -> Path:
+    """The spec/ folder shipped with the installed package."""
+    spec = importlib.util.find_spec("durak.spec")
+    for loc in (spec.submodule_search_locations or []) if spec else []:
+        if Path(loc, "spec.yaml").is_file():
+            return Path(loc)
+    raise SpecError("the installed package has no spec/spec.yaml; reinstall durak-spec")
+
+
+@dataclass
+class Rule:
+    """One rule: id, prose, sources and (optionally) its formal clause, as written in spec/."""
+
+    id: str
+    title: str
+    text: str
+    sources: list[str]
+    catalogue: list[str]
+    area: str
+    file: str
+    path: str
+    when: str | None = None
+    clause: str | None = None
+    key: str | None = None
+    applies_to: list[str] = field(default_factory=list)
+    violation: str = ""
+    decides: str | None = None
+    options: list[str] = field(default_factory=list)
+    definition: str | None = None
+
+
+@dataclass
+class Option:
+    name: str
+    group: str
+    type: str
+    default: object
+    values: list
+    meaning: str
+    disputes: list[str]
+    sources: list[str]
+
+
+@dataclass
+class Spec:
+    """The whole specification, validated but not yet compiled for a variant."""
+
+    root: Path
+    title: str
+    sources: dict
+    deck: Deck
+    deck_data: dict
+    options: dict[str, Option]
+    presets: dict
+    definitions: dict  # name -> (text, clause, file, path)
+    flow: dict
+    invariants: list[dict]
+    rules: list[Rule]
+    areas: list[dict]
+
+    @property
+    def rules_by_id(self) -> dict[str, Rule]:
+        return {r.id: r for r in self.rules}
+
+    def rule(self, rule_id: str) -> Rule:
+        try:
+            return self.rules_by_id[rule_id]
+        except KeyError:
+            raise SpecError(f"unknown rule id {rule_id!r}.{suggest(rule_id, self.rules_by_id)}") from None
+
+    def ruleset(self, preset: str = "podkidnoy", overrides: dict | None = None):
+        from .ruleset import Ruleset
+        return Ruleset(self, preset, overrides or {})
+
+
+@lru_cache(maxsize=None)
+def _schema(name: str) -> dict:
+    return json.loads((default_spec_dir() / "schemas" / name).read_text())
+
+
+def _yaml_path(parts) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(top)"
+
+
+def _validate(data, schema_name: str, file: str) -> None:
+    validator = jsonschema.Draft202012Validator(_schema(schema_name))
+    errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), e.message))
+    if errors:
+        err = jsonschema.exceptions.best_match(errors)
+        raise SpecError(f"{err.message} (schema {schema_name})", file, _yaml_path(err.absolute_path))
+
+
+def _read(root: Path, rel: str, schema: str):
+    path = root / rel
+    try:
+        data = load_file(path)
+    except InputError as exc:
+        raise SpecError(exc.message, str(path)) from None
+    _validate(data, schema, str(path))
+    return data
+
+
+def load_spec(root=None) -> Spec:
+    """Load and validate a spec folder (the shipped one by default)."""
+    root = Path(root) if root is not None else default_spec_dir()
+    if not (root / "spec.yaml").is_file():
+        raise SpecError("no spec.yaml here; point at a folder that holds the spec", str(root))
+    manifest = _read(root, "spec.yaml", "manifest.schema.json")
+    files = manifest["files"]
+    sources = _read(root, files["sources"], "sources.schema.json")["sources"]
+    deck_data = _read(root, files["deck"], "deck.schema.json")
+    options_file = str(root / files["options"])
+    options = {name: Option(name=name, **o) for name, o in
+               _read(root, files["options"], "options.schema.json")["options"].items()}
+    presets = _read(root, files["presets"], "presets.schema.json")["presets"]
+    defs_file = str(root / files["definitions"])
+    definitions = {n: (d["text"], d["clause"], defs_file, f"definitions.{n}.clause") for n, d in
+                   _read(root, files["definitions"], "definitions.schema.json")["definitions"].items()}
+    flow = _read(root, files["flow"], "flow.schema.json")["events"]
+    invariants = _read(root, files["invariants"], "invariants.schema.json")["invariants"]
+    rules: list[Rule] = []
+    for area in manifest["areas"]:
+        file = str(root / area["file"])
+        for i, r in enumerate(_read(root, area["file"], "rules.schema.json")["rules"]):
+            rules.append(Rule(area=area["id"], file=file, path=f"rules[{i}]", **r))
+    spec = Spec(root, manifest["title"], sources, Deck(deck_data["ranks"], deck_data["suits"]),
+                deck_data, options, presets, definitions, flow, invariants, rules, manifest["areas"])
+    _check_references(spec, str(root / files["sources"]), options_file,
+                      str(root / files["presets"]), str(root / files["invariants"]))
+    return spec
+
+
+def _check_references(spec: Spec, sources_file, options_file, presets_file, inv_file) -> None:
+    def check_tags(tags, file, path):
+        for i, tag in enumerate(tags):
+            if tag not in spec.sources:
+                raise SpecError(f"unknown source tag {tag!r}.{suggest(tag, spec.sources)}",
+                                file, f"{path}.sources[{i}]")
+
+    seen: dict[str, Rule] = {}
+    for r in spec.rules:
+        if r.id in seen:
+            other = seen[r.id]
+            raise SpecError(f"rule id {r.id!r} is already used in {other.file}:{other.path}",
+                            r.file, f"{r.path}.id")
+        seen[r.id] = r
+        if not r.id.startswith(r.area + "."):
+            raise SpecError(f"rule id {r.id!r} must start with its area {r.area + '.'!r}",
+                            r.file, f"{r.path}.id")
+        check_tags(r.sources, r.file, r.path)
+        for name in r.options:
+            if name not in spec.options:
+                raise SpecError(f"unknown option {name!r}.{suggest(name, spec.options)}",
+                                r.file, f"{r.path}.options")
+        if r.definition and r.definition not in spec.definitions:
+            raise SpecError(f"unknown definition {r.definition!r}.{suggest(r.definition, spec.definitions)}",
+                            r.file, f"{r.path}.definition")
+        if r.applies_to and not (r.clause or r.key):
+            raise SpecError("a rule with applies_to needs a clause or a key", r.file, r.path)
+    for name, o in spec.options.items():
+        path = f"options.{name}"
+        check_tags(o.sources, options_file, path)
+        if o.default not in o.values or type(o.default) is not type(o.values[o.values.index(o.default)]):
+            raise SpecError(f"default {o.default!r} is not one of the values {o.values}",
+                            options_file, f"{path}.default")
+        for v in o.values:
+            if not _type_ok(o.type, v):
+                raise SpecError(f"value {v!r} is not of type {o.type}", options_file, f"{path}.values")
+    for name, p in spec.presets.items():
+        check_tags(p["sources"], presets_file, f"presets.{name}")
+        if "extends" in p and p["extends"] not in spec.presets:
+            raise SpecError(f"extends unknown preset {p['extends']!r}.{suggest(p['extends'], spec.presets)}",
+                            presets_file, f"presets.{name}.extends")
+        for opt, value in p["options"].items():
+            check_option_value(spec, opt, value, presets_file, f"presets.{name}.options.{opt}")
+    ids = set()
+    for i, inv in enumerate(spec.invariants):
+        if inv["id"] in ids:
+            raise SpecError(f"invariant id {inv['id']!r} is used twice", inv_file, f"invariants[{i}].id")
+        ids.add(inv["id"])
+
+
+def _type_ok(kind: str, v) -> bool:
+    if kind == "bool":
+        return isinstance(v, bool)
+    if kind == "int":
+        return isinstance(v, int) and not isinstance(v, bool)
+    if kind == "int_or_none":
+        return v is None or isinstance(v, int) and not isinstance(v, bool)
+    return isinstance(v, str)
+
+
+def check_option_value(spec: Spec, name: str, value, file: str | None, path: str) -> None:
+    """Raise SpecError unless `value` is an allowed value of option `name`."""
+    option = spec.options.get(name)
+    if option is None:
+        raise SpecError(f"unknown option {name!r}.{suggest(name, spec.options)}", file, path)
+    if not any(value == v and type(value) is type(v) for v in option.values):
+        raise SpecError(f"option {name} can't be {value!r}; allowed values: "
+                        f"{', '.join('null' if v is None else str(v) for v in option.values)}",
+                        file, path)
+
+
+@lru_cache(maxsize=4)
+def shipped_spec() -> Spec:
+    """The shipped spec, loaded once per process."""
+    return load_spec()

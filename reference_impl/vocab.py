@@ -1,0 +1,84 @@
+"""The vocabulary clauses may use: names and functions over a game state, with their types.
+
+Each entry maps a clause name to Python source over `s` (a `State`) and, in action clauses, the
+action's `seat`, `card` and `target`. This is the only place where clause names meet the state's
+representation; docs list it so spec authors know what they can say.
+"""
+
+from __future__ import annotations
+
+from .lang import BOOL, CARD, INT, RANK, RANKSET, SEAT, STR, SUIT, Name
+
+STATE = {
+    "players": Name(INT, "s.n", doc="number of seats in the game"),
+    "active_players": Name(INT, "s.active", doc="players not yet out"),
+    "attacker": Name(SEAT, "s.attacker", doc="the main attacker of the current bout"),
+    "defender": Name(SEAT, "s.defender", doc="the defender of the current bout"),
+    "opener": Name(SEAT, "s.opener", doc="the player who opened the current bout"),
+    "dealer": Name(SEAT, "s.dealer", doc="the dealer of this deal"),
+    "trump_suit": Name(SUIT, "s.trump_suit", doc="the trump suit"),
+    "talon_count": Name(INT, "len(s.talon)", doc="cards left in the talon, the turned-up trump included"),
+    "discard_count": Name(INT, "len(s.discard)", doc="cards in the discard pile"),
+    "deck_size": Name(INT, "s.deck_size", doc="cards in the deck"),
+    "bout_number": Name(INT, "s.bout_number", doc="1 for the first bout of the deal, then 2, ..."),
+    "beaten_bouts": Name(INT, "s.beaten_bouts", doc="bouts beaten off so far in this deal"),
+    "table_attack_count": Name(INT, "len(s.table)", doc="attack cards on the table, beaten or not"),
+    "table_unbeaten": Name(INT, "s.unbeaten", doc="attack cards not yet covered"),
+    "table_covered": Name(INT, "(len(s.table) - s.unbeaten)", doc="attack cards already covered"),
+    "table_card_count": Name(INT, "(2 * len(s.table) - s.unbeaten)", doc="all cards on the table"),
+    "table_ranks": Name(RANKSET, "s.table_ranks", doc="ranks of every card on the table"),
+    "attack_ranks": Name(RANKSET, "s.attack_ranks", doc="ranks of the attack cards"),
+    "attack_rank_count": Name(INT, "len(s.attack_ranks)", doc="distinct ranks among attack cards"),
+    "unbeaten_share_rank": Name(BOOL, "s.unbeaten_share_rank(card)",
+                                doc="every unbeaten attack card has the rank of `card`"),
+    "defender_hand": Name(INT, "len(s.hands[s.defender])", doc="cards in the defender's hand"),
+    "defender_hand_at_start": Name(INT, "s.defender_hand_at_start",
+                                   doc="cards the defender held when the bout began or was transferred to them"),
+    "taking": Name(BOOL, "s.taking", doc="the defender has said they take"),
+    "any_throw": Name(BOOL, "s.any_throw", doc="some player may add a card now"),
+    "finished": Name(BOOL, "s.finished", doc="the game is over"),
+    "last_attacker": Name(SEAT, "s.last_attacker", doc="main attacker of the last bout that ended"),
+    "last_defender": Name(SEAT, "s.last_defender", doc="defender of the last bout that ended"),
+    "hand": Name(INT, "len(s.hands[{0}])", (SEAT,), doc="cards in a player's hand"),
+    "left": Name(SEAT, "s.left_of({0})", (SEAT,), doc="the next player in the game clockwise"),
+    "cw": Name(INT, "(({1}) - ({0})) % s.n", (SEAT, SEAT), doc="clockwise seat distance from a to b"),
+    "is_out": Name(BOOL, "s.out[{0}]", (SEAT,), doc="the player is out of the game"),
+    "passed": Name(BOOL, "s.passed[{0}]", (SEAT,), doc="the player has passed in this bout"),
+    "has_throw": Name(BOOL, "s.can_throw[{0}]", (SEAT,), doc="the player may add some card now"),
+    "has_trump": Name(BOOL, "s.has_trump({0})", (SEAT,), doc="the player holds a trump"),
+    "lowest_trump": Name(RANK + "?", "s.lowest_trump({0})", (SEAT,),
+                         doc="rank of the player's lowest trump, or None"),
+    "drew": Name(INT, "s.drew[{0}]", (SEAT,), doc="cards the player drew after the last bout"),
+    "hand_after_draw": Name(INT, "s.after_draw[{0}]", (SEAT,),
+                            doc="the player's hand size right after the last draw"),
+    "short_after_draw": Name(BOOL, "s.short_after_draw[{0}]", (SEAT,),
+                             doc="the player needed cards after the last bout and was left short"),
+}
+
+# Names bound by the action being checked, by action kind.
+ACTION = {
+    "seat": Name(SEAT, "seat", doc="the player making the action"),
+    "card": Name(CARD, "card", doc="the card played"),
+    "target": Name(CARD, "target", doc="the attack card being covered"),
+    "card_in_hand": Name(BOOL, "(card in s.hands[seat])", doc="the card is in the actor's hand"),
+    "target_unbeaten": Name(BOOL, "s.is_unbeaten(target)",
+                            doc="the target is an unbeaten attack card on the table"),
+    "kind": Name(STR, "kind", doc="the action's kind (attack, throw, cover, take, pass, transfer)"),
+}
+CARD_KINDS = {"attack", "throw", "cover", "transfer"}
+ACTION_KINDS = ("attack", "throw", "cover", "take", "pass", "transfer")
+
+
+def action_names(kinds) -> dict[str, Name]:
+    """The action names a clause applying to `kinds` may use."""
+    kinds = set(kinds)
+    names = {"seat": ACTION["seat"]}
+    if kinds <= CARD_KINDS:
+        names.update(card=ACTION["card"], card_in_hand=ACTION["card_in_hand"])
+    if kinds == {"cover"}:
+        names.update(target=ACTION["target"], target_unbeaten=ACTION["target_unbeaten"])
+    return names
+
+
+SEAT_CLAUSE = {"seat": Name(SEAT, "seat", doc="the player being considered")}
+INVARIANT_ACTION = {"seat": ACTION["seat"], "kind": ACTION["kind"]}
