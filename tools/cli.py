@@ -1,0 +1,170 @@
+"""The `durak` command: one entry point for reading the rules, listing variants and simulating.
+
+Every user mistake ends in one line on stderr and a non-zero exit (2 for usage and input errors,
+1 when a check finds a problem), never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+import click
+
+from durak.reference_impl.errors import DurakError
+from durak.reference_impl.spec import Spec, load_spec
+from durak.reference_impl.yamlio import InputError, parse_text
+
+
+class UserError(click.ClickException):
+    exit_code = 2
+
+
+def _load(ctx) -> Spec:
+    try:
+        return load_spec(ctx.obj.get("spec_dir"))
+    except (DurakError, InputError) as exc:
+        raise UserError(str(exc)) from None
+
+
+def _parse_options(pairs) -> dict:
+    out = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise UserError(f"--option takes NAME=VALUE, not {pair!r}")
+        name, raw = pair.split("=", 1)
+        try:
+            out[name.strip()] = parse_text(raw, f"--option {name}") if raw.strip() else None
+        except InputError as exc:
+            raise UserError(str(exc)) from None
+    return out
+
+
+def _ruleset(spec: Spec, variant: str, options):
+    try:
+        return spec.ruleset(variant, _parse_options(options))
+    except DurakError as exc:
+        raise UserError(str(exc)) from None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--spec", "spec_dir", type=click.Path(file_okay=False), default=None,
+              help="Use the spec folder at this path instead of the shipped one.")
+@click.pass_context
+def cli(ctx, spec_dir):
+    """durak-spec: the rules of Durak as data, a reference interpreter and a conformance suite."""
+    ctx.ensure_object(dict)
+    ctx.obj["spec_dir"] = spec_dir
+
+
+@cli.command()
+@click.argument("rule_id", required=False)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.pass_context
+def rules(ctx, rule_id, fmt):
+    """List the rules (one id per line), or show one rule with its text, sources and clause."""
+    spec = _load(ctx)
+    if rule_id is None:
+        if fmt == "json":
+            click.echo(json.dumps([{"id": r.id, "title": r.title} for r in spec.rules], indent=2))
+            return
+        for r in spec.rules:
+            click.echo(f"{r.id:32} {r.title}")
+        return
+    try:
+        r = spec.rule(rule_id)
+    except DurakError as exc:
+        raise UserError(str(exc)) from None
+    if fmt == "json":
+        click.echo(json.dumps({k: getattr(r, k) for k in (
+            "id", "title", "text", "sources", "catalogue", "area", "when", "clause", "key",
+            "applies_to", "violation", "decides")}, indent=2))
+        return
+    click.echo(f"{r.id}: {r.title}\n")
+    click.echo(textwrap.fill(r.text, 88) + "\n")
+    for label, value in (("applies to", ", ".join(r.applies_to)), ("decides", r.decides),
+                         ("when", r.when), ("clause", r.clause), ("order key", r.key),
+                         ("catalogue", ", ".join(r.catalogue))):
+        if value:
+            click.echo(f"{label:11} {value}")
+    click.echo("sources")
+    for tag in r.sources:
+        src = spec.sources[tag]
+        who = src.get("author") or src.get("site")
+        where = src.get("url") or src.get("revision")
+        click.echo(f"  [{tag}] {src['title']}, {who}, {src['date']}. {where}")
+    click.echo(f"\ndefined in {r.file}:{r.path}")
+
+
+@cli.command()
+@click.argument("name", required=False)
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="Override an option of the preset (repeatable).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.pass_context
+def variants(ctx, name, options, fmt):
+    """List the presets, or show one preset's resolved options and where each value comes from."""
+    spec = _load(ctx)
+    if name is None:
+        if fmt == "json":
+            click.echo(json.dumps({n: p["title"] for n, p in spec.presets.items()}, indent=2))
+            return
+        for n, p in spec.presets.items():
+            base = f" (extends {p['extends']})" if "extends" in p else ""
+            click.echo(f"{n:20} {p['title']}{base}")
+        return
+    rs = _ruleset(spec, name, options)
+    if fmt == "json":
+        click.echo(json.dumps({"preset": name, "options": rs.options,
+                               "origins": rs.option_origins}, indent=2))
+        return
+    p = spec.presets[name]
+    click.echo(f"{name}: {p['title']}")
+    click.echo(f"sources: {', '.join(p['sources'])}\n")
+    for opt, value, origin in rs.describe_options():
+        shown = "null" if value is None else json.dumps(value) if isinstance(value, bool) else value
+        click.echo(f"  {opt:32} {str(shown):34} {origin}")
+
+
+@cli.command()
+@click.option("--variant", default="podkidnoy", show_default=True, help="Preset name.")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE")
+@click.option("--players", type=int, default=2, show_default=True)
+@click.option("--games", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--no-check", is_flag=True, help="Skip invariant checks (pure speed).")
+@click.pass_context
+def simulate(ctx, variant, options, players, games, seed, no_check):
+    """Play random legal games on the reference, check every invariant, print games/s."""
+    from durak.reference_impl.simulate import simulate as run
+    spec = _load(ctx)
+    rs = _ruleset(spec, variant, options)
+    try:
+        report = run(rs, players, games, seed, check=not no_check)
+    except DurakError as exc:
+        raise UserError(str(exc)) from None
+    click.echo(f"{report.games} games of {variant}, {players} players, seeds {seed}.."
+               f"{seed + report.games - 1}: {report.finished} finished, {report.draws} draws, "
+               f"{report.steps} steps")
+    click.echo(f"{report.games_per_second:,.0f} games/s, "
+               f"{report.steps / report.seconds if report.seconds else 0:,.0f} steps/s"
+               f"{'' if no_check else ', invariants checked every step'}")
+    if report.violations:
+        seed_, step, inv, action = report.violations[0]
+        click.echo(f"invariant {inv} fails in game seed {seed_} after step {step} ({action}); "
+                   f"reproduce: durak simulate --variant {variant} --players {players} "
+                   f"--games 1 --seed {seed_}", err=True)
+        sys.exit(1)
+
+
+def main(argv=None):
+    try:
+        cli.main(args=argv, prog_name="durak", standalone_mode=True)
+    except DurakError as exc:  # a safety net: errors we raise on purpose never show a traceback
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()
