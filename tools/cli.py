@@ -134,8 +134,10 @@ def variants(ctx, name, options, fmt):
 @click.option("--games", type=click.IntRange(min=1), default=100, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--no-check", is_flag=True, help="Skip invariant checks (pure speed).")
+@click.option("--record", type=click.Path(dir_okay=False), default=None,
+              help="Write the first game as a JSON-lines trace to this file.")
 @click.pass_context
-def simulate(ctx, variant, options, players, games, seed, no_check):
+def simulate(ctx, variant, options, players, games, seed, no_check, record):
     """Play random legal games on the reference, check every invariant, print games/s."""
     from durak.reference_impl.simulate import simulate as run
     spec = _load(ctx)
@@ -144,6 +146,8 @@ def simulate(ctx, variant, options, players, games, seed, no_check):
         report = run(rs, players, games, seed, check=not no_check)
     except DurakError as exc:
         raise UserError(str(exc)) from None
+    if record:
+        _record_game(rs, players, seed, record)
     click.echo(f"{report.games} games of {variant}, {players} players, seeds {seed}.."
                f"{seed + report.games - 1}: {report.finished} finished, {report.draws} draws, "
                f"{report.steps} steps")
@@ -156,6 +160,71 @@ def simulate(ctx, variant, options, players, games, seed, no_check):
                    f"reproduce: durak simulate --variant {variant} --players {players} "
                    f"--games 1 --seed {seed_}", err=True)
         sys.exit(1)
+
+
+def _record_game(rs, players, seed, path):
+    import random
+
+    from durak.reference_impl.game import Game
+    from durak.reference_impl.simulate import STEP_LIMIT
+    from durak.reference_impl.trace import Recorder
+    rec = Recorder(Game.from_seed(rs, players, seed))
+    rng = random.Random(seed)
+    while not rec.game.is_terminal() and rec.game.state.steps < STEP_LIMIT:
+        rec.apply(rng.choice(rec.game.legal_actions()))
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(rec.dumps())
+    except OSError as exc:
+        raise UserError(f"{path}: {exc.strerror}") from None
+
+
+@cli.command()
+@click.argument("setup_file", type=click.Path(dir_okay=False))
+@click.option("--variant", default="podkidnoy", show_default=True)
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.pass_context
+def deal(ctx, setup_file, variant, options, fmt):
+    """Start a game from an explicit setup file (YAML/JSON) and show the state and legal actions."""
+    from durak.reference_impl.game import Game, Setup
+    from durak.reference_impl.notation import action_json, state_text
+    from durak.reference_impl.yamlio import load_file
+    spec = _load(ctx)
+    rs = _ruleset(spec, variant, options)
+    try:
+        data = load_file(setup_file)
+        game = Game(rs, Setup.from_json(data, rs.deck, rs.player_limits))
+    except (DurakError, InputError) as exc:
+        raise UserError(f"{setup_file}: {exc}" if not str(exc).startswith(setup_file) else str(exc)) from None
+    if fmt == "json":
+        click.echo(json.dumps({"state": game.full_state(),
+                               "legal_actions": [action_json(a) for a in game.legal_actions()]}, indent=2))
+        return
+    click.echo(state_text(game.state))
+    click.echo("legal actions: " + ", ".join(str(a) for a in game.legal_actions()))
+
+
+@cli.command()
+@click.argument("trace_file", type=click.Path(dir_okay=False))
+@click.pass_context
+def replay(ctx, trace_file):
+    """Replay a durak-spec JSON-lines trace and check every step against the spec."""
+    from durak.reference_impl.trace import replay as run
+    spec = _load(ctx)
+    try:
+        with open(trace_file, encoding="utf-8") as f:
+            text = f.read(4_000_000)
+        result = run(spec, text)
+    except OSError as exc:
+        raise UserError(f"{trace_file}: {exc.strerror}") from None
+    except DurakError as exc:
+        raise UserError(f"{trace_file}: {exc}") from None
+    if result.ok:
+        click.echo(f"{trace_file}: {result.steps} steps replayed, every step legal and every state identical")
+        return
+    click.echo(f"{trace_file}:{result.line}: step {result.steps}: {result.message}", err=True)
+    sys.exit(1)
 
 
 def main(argv=None):

@@ -36,35 +36,29 @@ def test_negating_the_beat_clause_swaps_which_covers_are_legal(spec, spec_copy):
     assert info.value.rule_id == "defence.beat"
 
 
-FIVE = {"hands": [["9S", "9C", "9D", "9H", "TS", "TC"], ["JS", "JC", "JD", "JH", "QS", "QC", "QD"]],
+FIVE = {"hands": [["9S", "9C", "9D", "9H", "TH", "JC"], ["TS", "TC", "TD", "JH", "QS", "QC", "QD"]],
         "talon": ["6D", "AH"], "trump": "AH", "dealer": 1, "attacker": 0}
+FOUR_COVERED = ["0 attack 9S", "1 cover 9S with TS", "0 throw 9C", "1 cover 9C with TC",
+                "0 throw 9D", "1 cover 9D with TD", "0 throw 9H"]
 
 
 def _attack_with_tens_and_nines(game, count):
-    """Lead 9S, cover, then throw in nines and tens, covering each, until `count` attack cards."""
-    covers = iter(["JS", "JC", "JD", "JH", "QS", "QC"])
-    throws = iter(["9C", "9D", "9H", "TS", "TC"])
-    game.apply_action(game.parse_action("0 attack 9S"))
-    table = ["9S"]
-    while True:
-        game.apply_action(game.parse_action(f"1 cover {table[-1]} with {next(covers)}"))
-        if len(table) == count:
-            return
-        card = next(throws)
-        game.apply_action(game.parse_action(f"0 throw {card}"))
-        table.append(card)
+    """Four nines on the table, three of them covered with tens."""
+    assert count == 4
+    for text in FOUR_COVERED:
+        game.apply_action(game.parse_action(text))
 
 
 def test_changing_the_cap_in_a_preset_changes_when_throw_ins_stop(spec, spec_copy):
     shipped = start(spec, FIVE)
     _attack_with_tens_and_nines(shipped, 4)
-    shipped.apply_action(shipped.parse_action("0 throw TS"))  # the fifth card is fine under 6
+    shipped.apply_action(shipped.parse_action("0 throw TH"))  # the fifth card is fine under 6
 
     spec_copy.edit("presets.yaml", "max_attack_cards: 6", "max_attack_cards: 4")
     capped = start(spec_copy.load(), FIVE)
     _attack_with_tens_and_nines(capped, 4)
     with pytest.raises(IllegalAction) as info:
-        capped.apply_action(capped.parse_action("0 throw TS"))
+        capped.apply_action(capped.parse_action("0 throw TH"))
     assert info.value.rule_id == "limits.cap"
 
 
