@@ -1,0 +1,168 @@
+"""Bad input gets one clear message and a non-zero exit, never a traceback."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from durak.tools.cli import cli
+
+
+def run(*args):
+    result = CliRunner().invoke(cli, list(args))
+    assert "Traceback" not in result.output
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), \
+        f"unexpected exception {result.exception!r}"
+    return result
+
+
+def test_rules_lists_one_rule_id_at_the_start_of_each_line(spec):
+    result = run("rules")
+    assert result.exit_code == 0
+    ids = [line.split()[0] for line in result.output.splitlines()]
+    assert ids == [r.id for r in spec.rules]
+
+
+def test_rules_shows_text_clause_and_sources_of_one_rule():
+    result = run("rules", "defence.beat")
+    assert result.exit_code == 0
+    assert "card.is_trump" in result.output and "[W19]" in result.output
+
+
+def test_variants_shows_where_each_option_value_comes_from():
+    result = run("variants", "perevodnoy")
+    assert result.exit_code == 0
+    assert "preset perevodnoy" in result.output and "preset podkidnoy" in result.output
+
+
+def test_simulate_prints_games_per_second():
+    result = run("simulate", "--variant", "perevodnoy", "--players", "3", "--games", "5")
+    assert result.exit_code == 0 and "games/s" in result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["simulate", "--variant", "podkidnoi"], "Did you mean 'podkidnoy'"),
+    (["simulate", "--option", "max_atack_cards=4"], "Did you mean 'max_attack_cards'"),
+    (["simulate", "--option", "max_attack_cards=3"], "allowed values"),
+    (["simulate", "--option", "transfer"], "NAME=VALUE"),
+    (["simulate", "--players", "7"], "7 players"),
+    (["rules", "defence.beet"], "Did you mean 'defence.beat'"),
+    (["variants", "nope"], "unknown preset"),
+])
+def test_usage_mistakes_exit_2_with_one_message(args, message):
+    result = run(*args)
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_six_players_with_seven_cards_each_cannot_be_dealt():
+    result = run("simulate", "--players", "6", "--option", "six_player_hand_size=6",
+                 "--option", "hand_size=7", "--games", "1")
+    assert result.exit_code == 0  # six players use six_player_hand_size, so this deals
+    result = run("simulate", "--players", "5", "--option", "hand_size=7", "--games", "1")
+    assert result.exit_code == 0 or "can't deal" in result.output
+    assert "Traceback" not in result.output
+
+
+def _setup_file(tmp_path, data):
+    path = tmp_path / "setup.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"hands": [["9S", "9S"], ["7H"]], "talon": ["AH"], "trump": "AH"}, "appears twice"),
+    ({"hands": [["9S"], ["7H"]], "talon": ["AH", "6D"], "trump": "AH"}, "bottom (last) card"),
+    ({"hands": [["9Z"], ["7H"]], "talon": ["AH"], "trump": "AH"}, "unknown card '9Z'"),
+    ({"hands": [["9S"]], "talon": ["AH"], "trump": "AH"}, "1 players"),
+    ({"hands": [["9S"], ["7H"]], "talon": ["AH"]}, "setup.trump: is missing"),
+    ({"hands": [["9S"], ["7H"]], "talon": ["AH"], "trump": "AH", "dealer": 5}, "seat 5 does not exist"),
+    ({"hands": [["9S"], ["7H"]], "talon": ["AH"], "trump": "AH", "colour": 1}, "unknown field"),
+])
+def test_setups_that_cannot_be_dealt_are_rejected_with_the_field(tmp_path, data, message):
+    result = run("deal", _setup_file(tmp_path, data))
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_a_good_setup_shows_the_state_and_legal_actions(tmp_path):
+    data = {"hands": [["9S"], ["7H", "AS"]], "talon": ["6H", "AH"], "trump": "AH", "attacker": 0}
+    result = run("deal", _setup_file(tmp_path, data))
+    assert result.exit_code == 0 and "0 attack 9S" in result.output
+
+
+def test_malformed_yaml_in_a_spec_file_names_the_file_and_line(spec_copy):
+    spec_copy.write("options.yaml", "options:\n  max_attack_cards: [unclosed\n")
+    result = run("--spec", str(spec_copy.root), "rules")
+    assert result.exit_code == 2
+    assert "options.yaml" in result.output and "line" in result.output
+
+
+def test_a_yaml_alias_bomb_is_refused(spec_copy):
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join('*' + chr(97 + i) for _ in range(9))}]\n" for i in range(12))
+    spec_copy.write("presets.yaml", bomb)
+    result = run("--spec", str(spec_copy.root), "variants")
+    assert result.exit_code == 2
+    assert "alias" in result.output
+
+
+def test_a_huge_spec_file_is_refused(spec_copy):
+    spec_copy.write("sources.yaml", "# padding\n" * 300_000)
+    result = run("--spec", str(spec_copy.root), "rules")
+    assert result.exit_code == 2 and "limit" in result.output
+
+
+def test_an_unknown_name_in_a_clause_is_a_spec_error_with_a_suggestion(spec_copy):
+    spec_copy.edit("rules/defence.yaml", 'clause: "table_unbeaten > 0"', 'clause: "table_unbeatn > 0"')
+    result = run("--spec", str(spec_copy.root), "simulate", "--games", "1")
+    assert result.exit_code == 2
+    assert "defence.yaml:rules[4].clause" in result.output
+    assert "Did you mean 'table_unbeaten'" in result.output
+
+
+def test_a_type_error_in_a_clause_is_a_spec_error(spec_copy):
+    spec_copy.edit("rules/defence.yaml", 'clause: "table_unbeaten > 0"', 'clause: "table_unbeaten > trump_suit"')
+    result = run("--spec", str(spec_copy.root), "simulate", "--games", "1")
+    assert result.exit_code == 2 and "needs two numbers" in result.output
+
+
+def test_an_unknown_option_in_a_clause_is_a_spec_error(spec_copy):
+    spec_copy.edit("rules/throw_in.yaml", "not taking or opt.throw_in_after_take", "not taking or opt.throw_in_after_takes")
+    result = run("--spec", str(spec_copy.root), "simulate", "--games", "1")
+    assert result.exit_code == 2 and "unknown option 'throw_in_after_takes'" in result.output
+
+
+def test_an_unknown_source_tag_is_a_spec_error(spec_copy):
+    spec_copy.edit("rules/attack.yaml", "sources: [PGT-K-old, W19, RST, DAPP]", "sources: [PGT-K-olde, W19, RST, DAPP]")
+    result = run("--spec", str(spec_copy.root), "rules")
+    assert result.exit_code == 2 and "unknown source tag 'PGT-K-olde'" in result.output
+
+
+def test_a_schema_violation_names_the_yaml_path(spec_copy):
+    spec_copy.edit("options.yaml", "    type: int_or_none\n    default: 6", "    type: float\n    default: 6")
+    result = run("--spec", str(spec_copy.root), "rules")
+    assert result.exit_code == 2 and "options.max_attack_cards.type" in result.output
+
+
+def test_a_preset_value_outside_the_option_values_is_a_spec_error(spec_copy):
+    spec_copy.edit("presets.yaml", "max_attack_cards: 6", "max_attack_cards: 13")
+    result = run("--spec", str(spec_copy.root), "variants")
+    assert result.exit_code == 2 and "presets.podkidnoy.options.max_attack_cards" in result.output
+
+
+def test_a_clause_with_a_forbidden_construct_is_refused(spec_copy):
+    spec_copy.edit("rules/defence.yaml", 'clause: "table_unbeaten > 0"', 'clause: "__import__(\'os\').system(\'true\')"')
+    result = run("--spec", str(spec_copy.root), "simulate", "--games", "1")
+    assert result.exit_code == 2 and "only plain calls" in result.output or "unknown function" in result.output
+
+
+def test_a_truncated_trace_is_reported_with_its_line(tmp_path):
+    path = tmp_path / "t.jsonl"
+    assert run("simulate", "--games", "1", "--record", str(path)).exit_code == 0
+    assert run("replay", str(path)).exit_code == 0
+    path.write_text(path.read_text()[:700])
+    result = run("replay", str(path))
+    assert result.exit_code == 2 and "line 2" in result.output and "truncated" in result.output
