@@ -57,13 +57,12 @@ def test_usage_mistakes_exit_2_with_one_message(args, message):
     assert message in result.output
 
 
-def test_six_players_with_seven_cards_each_cannot_be_dealt():
-    result = run("simulate", "--players", "6", "--option", "six_player_hand_size=6",
-                 "--option", "hand_size=7", "--games", "1")
-    assert result.exit_code == 0  # six players use six_player_hand_size, so this deals
-    result = run("simulate", "--players", "5", "--option", "hand_size=7", "--games", "1")
-    assert result.exit_code == 0 or "can't deal" in result.output
-    assert "Traceback" not in result.output
+def test_too_few_cards_for_the_players_is_a_clear_error(spec_copy):
+    spec_copy.edit("deck.yaml", 'ranks: ["6", "7", "8", "9", T, J, Q, K, A]', 'ranks: ["9", T, J, Q, K, A]')
+    assert run("--spec", str(spec_copy.root), "simulate", "--players", "4", "--games", "1").exit_code == 0
+    result = run("--spec", str(spec_copy.root), "simulate", "--players", "5", "--games", "1")
+    assert result.exit_code == 2
+    assert "can't deal 6 cards to 5 players from 24 cards" in result.output
 
 
 def _setup_file(tmp_path, data):
