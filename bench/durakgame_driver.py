@@ -11,11 +11,27 @@ lower-level ``durakgame.game.Game`` class directly, reproducing the loop of
         options = game.generateOptions()   # engine's list of legal moves
         move = <uniform choice>(options)
         game.updateHistory(move)
+        if fix_duplication and isinstance(move, FinishingMove):
+            hand = game.currentPlayer.hand  # the attacker
+            for card in move.cards:
+                hand.remove(card)
         game.process(move)
 
 The deck is ``durakgame.standardDeck()`` shuffled by the caller's
 ``random.Random``; ``Game.__post_init__`` deals it (alternately P1, P2,
 6 cards each, next card = trump, placed at the bottom of the talon).
+
+ENGINE BUG WORKED AROUND: ``Game.process`` (durakgame/game.py:193-200)
+handles a ``FinishingMove(cards)`` (throw-ins after the defender takes) by
+adding ``cards`` to the defender's hand WITHOUT removing them from the
+attacker's hand, so cards get duplicated.  Unpatched, random games grow hands
+of ~90 "cards", the engine then enumerates tens of millions of FinishingMove
+subsets (one game took minutes and >15 GB RAM).  By default this driver
+removes the thrown cards from the attacker's hand just before calling
+``process`` (before the attacker draws, as the engine's own order requires),
+which restores card conservation; pass ``fix_duplication=False`` to run the
+engine verbatim (not recommended: not legal Durak and may not finish in
+practical time).
 
 One "step" is one engine move (OpeningMove, AttackingMove, DefensiveMove,
 ForfeitingMove, EndingMove or FinishingMove).  Note that a FinishingMove
@@ -31,13 +47,13 @@ from __future__ import annotations
 import random
 import time
 
-from durakgame import Player, standardDeck
+from durakgame import FinishingMove, Player, standardDeck
 from durakgame.game import Game
 
-MAX_STEPS = 10_000  # random games take ~50-150 steps; this is a safety net
+MAX_STEPS = 10_000  # random games take ~60-250 steps; this is a safety net
 
 
-def play_random_game(rng: random.Random) -> int:
+def play_random_game(rng: random.Random, *, fix_duplication: bool = True) -> int:
     """Play one complete game, choosing uniformly among the engine's legal
     moves at every step.  Returns the number of steps (moves) played."""
     deck = standardDeck()
@@ -50,6 +66,10 @@ def play_random_game(rng: random.Random) -> int:
         options = game.generateOptions()
         move = options[rng.randrange(len(options))]
         game.updateHistory(move)
+        if fix_duplication and isinstance(move, FinishingMove):
+            hand = game.currentPlayer.hand  # the attacker
+            for card in move.cards:
+                hand.remove(card)
         game.process(move)
         steps += 1
     game.history.result = game.result

@@ -124,14 +124,15 @@ class Game:
         self.ruleset = ruleset
         self.setup = setup
         self.decide_seat = {name: cr.clause.fn for name, cr in ruleset.decisions.items()}
-        self._gens = [(k, g) for k, g in ruleset.generators.items() if g is not None and k != "pass"]
+        self._gens = [g for k, g in ruleset.generators.items()
+                      if g is not None and k not in ("pass", "throw")]
+        self._throw_gen = ruleset.generators["throw"]
         self._pass_gen = ruleset.generators["pass"]
         groups: dict[str, tuple[set, object]] = {}
         for kind, cr in ruleset.order.items():
             groups.setdefault(cr.rule.id, (set(), cr.clause.fn))[0].add(kind)
         self._order_groups = [(frozenset(k), fn) for k, fn in groups.values()]
-        self._legal: list[Action] | None = None
-        self._legal_set: frozenset = frozenset()
+        self._legal: list[Action] = []
         if _state is not None:
             self.state = _state
             return
@@ -187,7 +188,7 @@ class Game:
 
     def clone(self) -> "Game":
         g = Game(self.ruleset, self.setup, _state=self.state.clone())
-        g._legal, g._legal_set = self._legal, self._legal_set
+        g._legal = self._legal
         return g
 
     # -- the game API ---------------------------------------------------------------------
@@ -227,7 +228,7 @@ class Game:
 
     def apply_action(self, action: Action) -> None:
         """Apply a legal action; raise IllegalAction naming the rule, leaving the state unchanged."""
-        if action not in self._legal_set:
+        if action not in self._legal:
             rule_id, reason = self.explain(action)
             raise IllegalAction(action_text(action), rule_id, reason)
         s = self.state
@@ -241,19 +242,21 @@ class Game:
     def _generate(self) -> list[Action]:
         s = self.state
         out: list[Action] = []
-        for kind, gen in self._gens:
+        for gen in self._gens:
             gen(s, out, _make_action)
+        throws: list[Action] = []
+        if self._throw_gen is not None:
+            self._throw_gen(s, throws, _make_action)
         can = [False] * s.n
-        for a in out:
-            if a.kind == "throw":
-                can[a.seat] = True
+        for a in throws:
+            can[a[1]] = True
         s.can_throw = can
-        if self._pass_gen is not None:
-            self._pass_gen(s, out, _make_action)
-        if self._order_groups:
-            out = self._apply_order(s, out, self._order_groups)
-        s.any_throw = any(a.kind == "throw" for a in out)
-        return out
+        if throws and self._pass_gen is not None:
+            self._pass_gen(s, throws, _make_action)
+        if self._order_groups and throws:
+            throws = self._apply_order(s, throws, self._order_groups)
+        s.any_throw = any(a[0] == "throw" for a in throws)
+        return out + throws if throws else out
 
     @staticmethod
     def _apply_order(s: State, out: list[Action], groups) -> list[Action]:
@@ -270,7 +273,7 @@ class Game:
         decide = self.decide_seat
         for _ in range(MAX_SETTLE):
             if s.finished:
-                self._legal, self._legal_set = [], frozenset()
+                self._legal = []
                 return
             legal = self._generate()
             if decide["bout_beaten_off"](s, None):
@@ -282,7 +285,7 @@ class Game:
             if not legal:
                 raise RuntimeError(f"interpreter deadlock: nobody can act and no bout-end rule "
                                    f"applies (ruleset {self.ruleset.name})")
-            self._legal, self._legal_set = legal, frozenset(legal)
+            self._legal = legal
             return
         raise RuntimeError("interpreter did not settle after 1000 bout ends")
 
@@ -298,7 +301,7 @@ class Game:
     def explain(self, action: Action) -> tuple[str, str]:
         """The id of the first rule that forbids `action`, and why; ('', '') if it is legal."""
         s = self.state
-        if action in self._legal_set:
+        if action in self._legal:
             return "", ""
         if s.finished:
             return "end.game_over", "the game is over"

@@ -15,7 +15,7 @@ from .lang import BOOL, INT, RUNTIME, SEAT, Clause, Compiler, Env, Name
 from .spec import Rule, Spec, check_option_value
 
 ACTION_PARAMS = ("seat", "card", "target")
-CARD_NAMES = {"card", "card_in_hand"}
+CARD_NAMES = {"card", "card_in_hand", "unbeaten_share_rank"}
 TARGET_NAMES = {"target", "target_unbeaten"}
 DECISION_TYPES = {
     "first_attacker": SEAT + "?", "first_defender": SEAT + "?", "bout_beaten_off": BOOL,
@@ -186,12 +186,14 @@ class Ruleset:
         def cond(level):
             return " and ".join(f"({c})" for c in levels[level]) or "True"
 
-        lines = ["def gen(s, out, A):", f"    if not ({cond(0)}): return",
-                 "    for seat in range(s.n):", f"        if not ({cond(1)}): continue"]
+        lines = ["def gen(s, out, A):", f"    if not ({cond(0)}): return"]
+        if kind == "cover":
+            lines += ["    unbeaten = [a for a, d in s.table if d is None]"]
+        lines += ["    for seat in range(s.n):", f"        if not ({cond(1)}): continue"]
         if kind in vocab.CARD_KINDS:
             lines += ["        for card in s.hands[seat]:", f"            if not ({cond(2)}): continue"]
             if kind == "cover":
-                lines += ["            for target in s.unbeaten_cards():",
+                lines += ["            for target in unbeaten:",
                           f"                if {cond(3)}: out.append(A(({kind!r}, seat, card, target)))"]
             else:
                 lines += [f"            out.append(A(({kind!r}, seat, card, None)))"]

@@ -29,8 +29,6 @@ STATE = {
     "table_ranks": Name(RANKSET, "s.table_ranks", doc="ranks of every card on the table"),
     "attack_ranks": Name(RANKSET, "s.attack_ranks", doc="ranks of the attack cards"),
     "attack_rank_count": Name(INT, "len(s.attack_ranks)", doc="distinct ranks among attack cards"),
-    "unbeaten_share_rank": Name(BOOL, "s.unbeaten_share_rank(card)",
-                                doc="every unbeaten attack card has the rank of `card`"),
     "defender_hand": Name(INT, "len(s.hands[s.defender])", doc="cards in the defender's hand"),
     "defender_hand_at_start": Name(INT, "s.defender_hand_at_start",
                                    doc="cards the defender held when the bout began or was transferred to them"),
@@ -63,6 +61,8 @@ ACTION = {
     "card_in_hand": Name(BOOL, "(card in s.hands[seat])", doc="the card is in the actor's hand"),
     "target_unbeaten": Name(BOOL, "s.is_unbeaten(target)",
                             doc="the target is an unbeaten attack card on the table"),
+    "unbeaten_share_rank": Name(BOOL, "s.unbeaten_share_rank(card)",
+                                    doc="every unbeaten attack card has the rank of `card`"),
     "kind": Name(STR, "kind", doc="the action's kind (attack, throw, cover, take, pass, transfer)"),
 }
 CARD_KINDS = {"attack", "throw", "cover", "transfer"}
@@ -74,7 +74,8 @@ def action_names(kinds) -> dict[str, Name]:
     kinds = set(kinds)
     names = {"seat": ACTION["seat"]}
     if kinds <= CARD_KINDS:
-        names.update(card=ACTION["card"], card_in_hand=ACTION["card_in_hand"])
+        names.update(card=ACTION["card"], card_in_hand=ACTION["card_in_hand"],
+                     unbeaten_share_rank=ACTION["unbeaten_share_rank"])
     if kinds == {"cover"}:
         names.update(target=ACTION["target"], target_unbeaten=ACTION["target_unbeaten"])
     return names

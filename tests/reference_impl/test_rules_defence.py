@@ -17,9 +17,13 @@ def duel(durak, attacker_hand, defender_hand, **options):
 
 def test_a_higher_card_of_the_same_suit_beats_a_plain_card(durak):
     g = duel(durak, ["6S", "9C"], ["8S", "7D", "QD"])
+    discarded = g.full_state()["discard_count"]
     durak.play(g, "0 attack 6S", "1 cover 6S with 8S")
-    assert g.full_state()["table"] == [["6S", "8S"]]
-    assert g.full_state()["hands"][1] == ["7D", "QD"]
+    state = g.full_state()
+    # nothing to add: the bout is beaten off and both cards go to the discard
+    assert state["hands"][1] == ["7D", "QD"]
+    assert state["discard_count"] == discarded + 2
+    assert state["bout"] == 2
 
 
 def test_a_lower_card_of_the_same_suit_does_not_beat(durak):

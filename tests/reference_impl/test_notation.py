@@ -1,0 +1,118 @@
+"""Action notation (reference_impl/notation.py, cards.py): canonical text and JSON forms, their
+round trips, and the errors for text that is not a card or an action."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from durak.reference_impl.errors import NotationError
+from durak.reference_impl.game import Game
+from durak.reference_impl.notation import action_json, action_text, parse_action
+from durak.reference_impl.spec import shipped_spec
+from durak.reference_impl.state import Action
+
+
+@pytest.fixture(scope="module")
+def deck():
+    return shipped_spec().deck
+
+
+CASES = [
+    # text, JSON, (kind, seat, card, target)
+    ("0 attack 9S", {"seat": 0, "kind": "attack", "card": "9S"}, ("attack", 0, "9S", None)),
+    ("2 throw 9D", {"seat": 2, "kind": "throw", "card": "9D"}, ("throw", 2, "9D", None)),
+    ("1 cover 9S with JS", {"seat": 1, "kind": "cover", "card": "JS", "target": "9S"},
+     ("cover", 1, "JS", "9S")),
+    ("1 take", {"seat": 1, "kind": "take"}, ("take", 1, None, None)),
+    ("0 pass", {"seat": 0, "kind": "pass"}, ("pass", 0, None, None)),
+    ("1 transfer TC", {"seat": 1, "kind": "transfer", "card": "TC"}, ("transfer", 1, "TC", None)),
+]
+
+
+def _action(deck, kind, seat, c, t):
+    return Action(kind, seat, deck.card(c) if c else None, deck.card(t) if t else None)
+
+
+@pytest.mark.parametrize("text, obj, parts", CASES, ids=[c[0] for c in CASES])
+def test_an_action_prints_as_its_canonical_text_and_json(deck, text, obj, parts):
+    a = _action(deck, *parts)
+    assert action_text(a) == text
+    assert str(a) == text
+    assert action_json(a) == obj
+
+
+@pytest.mark.parametrize("text, obj, parts", CASES, ids=[c[0] for c in CASES])
+def test_text_and_json_parse_to_the_same_action(deck, text, obj, parts):
+    a = _action(deck, *parts)
+    assert parse_action(text, deck, 3) == a
+    assert parse_action(obj, deck, 3) == a
+    assert parse_action(action_text(a), deck) == a
+    assert parse_action(action_json(a), deck) == a
+
+
+def test_every_legal_action_of_random_games_round_trips_through_text_and_json(durak):
+    seen_kinds = set()
+    for preset, players, seed in [("podkidnoy", 2, 1), ("podkidnoy", 4, 2), ("perevodnoy", 3, 3)]:
+        g = Game.from_seed(durak.ruleset(preset), players, seed)
+        rng = random.Random(seed)
+        while not g.is_terminal():
+            for a in g.legal_actions():
+                assert g.parse_action(action_text(a)) == a
+                assert g.parse_action(action_json(a)) == a
+                seen_kinds.add(a.kind)
+            g.apply_action(rng.choice(g.legal_actions()))
+    assert seen_kinds == {"attack", "throw", "cover", "take", "pass", "transfer"}
+
+
+def test_ten_may_be_written_10_and_prints_as_t(deck):
+    assert deck.card("10S") is deck.card("TS")
+    a = parse_action("1 cover 9S with 10S", deck)
+    assert a.card is deck.card("TS")
+    assert action_text(a) == "1 cover 9S with TS"
+    assert parse_action({"seat": 0, "kind": "attack", "card": "10D"}, deck).card is deck.card("TD")
+
+
+def test_parsed_cards_are_the_decks_own_card_objects(deck):
+    a = parse_action("0 attack qh", deck)
+    assert a.card is deck.card("QH")
+
+
+@pytest.mark.parametrize("value, bad", [
+    ("0 attack 5S", "5S"),
+    ("0 attack 9X", "9X"),
+    ("1 cover ZZ with JS", "ZZ"),
+    ("1 cover 9S with 11S", "11S"),
+    ({"seat": 0, "kind": "throw", "card": "KK"}, "KK"),
+    ({"seat": 1, "kind": "cover", "card": "JS", "target": "1S"}, "1S"),
+])
+def test_a_bad_card_is_a_notation_error_that_names_the_card(deck, value, bad):
+    with pytest.raises(NotationError) as info:
+        parse_action(value, deck)
+    assert repr(bad) in str(info.value)
+
+
+@pytest.mark.parametrize("value, fragment", [
+    ("0 attak 9S", "unknown action kind 'attak'"),
+    ("0 take 9S", "take takes no card"),
+    ("0 attack", "attack takes one card"),
+    ("1 cover 9S JS", "write a cover as"),
+    ("x attack 9S", "a seat is a number"),
+    ("0", "needs a seat and a kind"),
+    ({"seat": 0, "kind": "pass", "card": "9S"}, "has no 'card'"),
+    ({"seat": 0, "kind": "attack"}, "needs a 'card'"),
+    ({"seat": 1, "kind": "throw", "card": "9S", "target": "8S"}, "'target' is required for cover"),
+    ({"kind": "take"}, "needs 'seat' and 'kind'"),
+])
+def test_malformed_actions_are_notation_errors_that_say_what_is_wrong(deck, value, fragment):
+    with pytest.raises(NotationError) as info:
+        parse_action(value, deck)
+    assert fragment in str(info.value)
+
+
+def test_a_seat_beyond_the_players_is_rejected(deck):
+    with pytest.raises(NotationError) as info:
+        parse_action("3 take", deck, players=3)
+    assert "seats are 0 to 2" in str(info.value)
+    assert parse_action("2 take", deck, players=3) == Action("take", 2)
