@@ -14,7 +14,6 @@ from functools import partial
 from .cards import Card, Deck
 from .errors import IllegalAction, NotationError, SetupError
 from .notation import action_text, cards_json, parse_action, state_json
-from .primitives import PRIMITIVES
 from .ruleset import Ruleset
 from .state import Action, State
 from .vocab import ACTION_KINDS
@@ -124,10 +123,7 @@ class Game:
         self.ruleset = ruleset
         self.setup = setup
         self.decide_seat = {name: cr.clause.fn for name, cr in ruleset.decisions.items()}
-        self._gens = [g for k, g in ruleset.generators.items()
-                      if g is not None and k not in ("pass", "throw")]
-        self._throw_gen = ruleset.generators["throw"]
-        self._pass_gen = ruleset.generators["pass"]
+        self._legal_fn, self._passes_fn = ruleset.legal_fn, ruleset.passes_fn
         groups: dict[str, tuple[set, object]] = {}
         for kind, cr in ruleset.order.items():
             groups.setdefault(cr.rule.id, (set(), cr.clause.fn))[0].add(kind)
@@ -232,31 +228,28 @@ class Game:
             rule_id, reason = self.explain(action)
             raise IllegalAction(action_text(action), rule_id, reason)
         s = self.state
-        for do, when, after in self.ruleset.flow[action.kind]:
+        for do, when in self.ruleset.flow[action.kind]:
             if when is None or when(s):
-                PRIMITIVES[do](self, s, action)
+                do(self, s, action)
         s.steps += 1
         self._refresh()
 
     # -- legality -------------------------------------------------------------------------
     def _generate(self) -> list[Action]:
         s = self.state
-        out: list[Action] = []
-        for gen in self._gens:
-            gen(s, out, _make_action)
-        throws: list[Action] = []
-        if self._throw_gen is not None:
-            self._throw_gen(s, throws, _make_action)
+        out, throws = self._legal_fn(s, _make_action)
         can = [False] * s.n
         for a in throws:
             can[a[1]] = True
         s.can_throw = can
-        if throws and self._pass_gen is not None:
-            self._pass_gen(s, throws, _make_action)
-        if self._order_groups and throws:
-            throws = self._apply_order(s, throws, self._order_groups)
-        s.any_throw = any(a[0] == "throw" for a in throws)
-        return out + throws if throws else out
+        if throws:
+            self._passes_fn(s, throws, _make_action)
+            if self._order_groups:
+                throws = self._apply_order(s, throws, self._order_groups)
+            s.any_throw = any(a[0] == "throw" for a in throws)
+            return out + throws
+        s.any_throw = False
+        return out
 
     @staticmethod
     def _apply_order(s: State, out: list[Action], groups) -> list[Action]:
@@ -291,12 +284,9 @@ class Game:
 
     def _run_event(self, event: str) -> None:
         s = self.state
-        for do, when, after in self.ruleset.flow[event]:
+        for do, when in self.ruleset.flow[event]:
             if when is None or when(s):
-                if after is None:
-                    PRIMITIVES[do](self, s, None)
-                else:
-                    PRIMITIVES[do](self, s, None, after)
+                do(self, s, None)
 
     def explain(self, action: Action) -> tuple[str, str]:
         """The id of the first rule that forbids `action`, and why; ('', '') if it is legal."""

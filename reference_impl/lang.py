@@ -125,6 +125,15 @@ class Compiler:
         clause.fn = eval(code, dict(RUNTIME))  # our generated source, built from the checked tree
         return clause
 
+    def conjuncts(self, text: str) -> list[tuple[ast.AST, Emitted]]:
+        """Check a bool clause and return its top-level 'and' operands, each emitted alone."""
+        body = self.parse(text).body
+        whole = self.emit(body)
+        if whole.type != BOOL:
+            raise self.error(f"clause {text!r} has type {whole.type}; a bool is needed here")
+        parts = body.values if isinstance(body, ast.BoolOp) and isinstance(body.op, ast.And) else [body]
+        return [(node, self.emit(node)) for node in parts]
+
     @staticmethod
     def assignable(have: str, want: str) -> bool:
         if have == want or have == NONE and want.endswith("?"):
@@ -158,6 +167,8 @@ class Compiler:
             return const({"True": True, "False": False, "None": None}[n])
         if n in self.env.locals:
             entry = self.env.locals[n]
+            if entry.code == "True":
+                return Emitted(BOOL, "True", True, True, frozenset({n}))
             return Emitted(entry.type, entry.code, names=frozenset({n}))
         if n in self.env.definitions:
             return self._definition(n)

@@ -106,7 +106,7 @@ def check_end(g, s, a):
         s.fool = g.decide("fool")
 
 
-def next_roles(g, s, a, after):
+def next_roles(g, s, a, *, after):
     """Start the next bout with the roles the rotation rules decide."""
     if s.finished:
         return

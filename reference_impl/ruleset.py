@@ -7,7 +7,9 @@ each action kind into one generator function, hoisting conditions that do not de
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
+from functools import partial
 
 from . import vocab
 from .errors import SpecError, suggest
@@ -48,13 +50,13 @@ class Ruleset:
         self.order: dict[str, CompiledRule] = {}
         self.decisions: dict[str, CompiledRule] = {}
         self.invariants: list[tuple[dict, Clause]] = []
-        self.flow: dict[str, list[tuple[str, object, str | None]]] = {}
+        self.flow: dict[str, list[tuple[object, object]]] = {}  # event -> [(primitive, when)]
         self._compile_rules()
         self._compile_invariants()
         self._compile_flow()
         self.hand_size_fn = self._compile_text(
             "hand_size", spec.definitions["hand_size"][2], "definitions.hand_size", INT).fn
-        self.generators = {k: self._fuse(k) for k in vocab.ACTION_KINDS}
+        self.legal_fn, self.passes_fn = self._fuse()
 
     @property
     def name(self) -> str:
@@ -159,49 +161,86 @@ class Ruleset:
                     if c.const and not c.value:
                         continue
                     when = None if c.const else c.fn
-                compiled.append((step["do"], when, step.get("after")))
+                fn = PRIMITIVES[step["do"]]
+                if step.get("after"):
+                    fn = partial(fn, after=step["after"])
+                compiled.append((fn, when))
             self.flow[event] = compiled
 
-    def _fuse(self, kind: str):
-        """One generator for `kind`: conditions hoisted by what they depend on."""
+    def _block(self, kind: str, out: str) -> list[str] | None:
+        """Generated lines appending every legal `kind` action to `out`, with conditions hoisted
+        by what they depend on (state, seat, card, target); None if `kind` is never legal."""
         levels: list[list[str]] = [[], [], [], []]
         gen_names = dict(vocab.action_names([kind]))
-        if "card_in_hand" in gen_names:
-            gen_names["card_in_hand"] = Name(BOOL, "True")
-        if "target_unbeaten" in gen_names:
-            gen_names["target_unbeaten"] = Name(BOOL, "True")
+        for name in ("card_in_hand", "target_unbeaten"):  # true by construction of the loops
+            if name in gen_names:
+                gen_names[name] = Name(BOOL, "True")
+        seat_exprs: list[str] = []
         for cr in self.legality[kind]:
             r = cr.rule
-            em = Compiler(self._env(gen_names), r.file, f"{r.path}.clause").compile(
-                r.clause, BOOL, ACTION_PARAMS)
-            if em.const:
-                if not em.value:
-                    return None  # never legal under this ruleset
-                continue
-            names = em.names
-            level = 3 if names & TARGET_NAMES else 2 if names & CARD_NAMES else \
-                1 if "seat" in names else 0
-            levels[level].append(em.src)
+            compiler = Compiler(self._env(gen_names), r.file, f"{r.path}.clause")
+            for node, em in compiler.conjuncts(r.clause):
+                if em.const:
+                    if not em.value:
+                        return None
+                    continue
+                names = em.names
+                level = 3 if names & TARGET_NAMES else 2 if names & CARD_NAMES else \
+                    1 if "seat" in names else 0
+                fixed = self._fixed_seat(compiler, node) if level == 1 else None
+                if fixed is not None:
+                    seat_exprs.append(fixed)
+                else:
+                    levels[level].append(em.src)
 
-        def cond(level):
-            return " and ".join(f"({c})" for c in levels[level]) or "True"
+        def cond(level, extra=()):
+            return " and ".join([f"({c})" for c in extra] + [f"({c})" for c in levels[level]]) or "True"
 
-        lines = ["def gen(s, out, A):", f"    if not ({cond(0)}): return"]
+        lines = [f"    # {kind}", f"    if {cond(0)}:"]
         if kind == "cover":
-            lines += ["    unbeaten = [a for a, d in s.table if d is None]"]
-        lines += ["    for seat in range(s.n):", f"        if not ({cond(1)}): continue"]
-        if kind in vocab.CARD_KINDS:
-            lines += ["        for card in s.hands[seat]:", f"            if not ({cond(2)}): continue"]
-            if kind == "cover":
-                lines += ["            for target in unbeaten:",
-                          f"                if {cond(3)}: out.append(A(({kind!r}, seat, card, target)))"]
-            else:
-                lines += [f"            out.append(A(({kind!r}, seat, card, None)))"]
+            lines.append("        unbeaten = [a for a, d in s.table if d is None]")
+        if seat_exprs:  # 'seat == E' conditions: visit only that seat
+            lines += [f"        seat = {seat_exprs[0]}",
+                      f"        for seat in ((seat,) if {cond(1, [f'seat == {e}' for e in seat_exprs[1:]])} else ()):"]
         else:
-            lines += [f"        out.append(A(({kind!r}, seat, None, None)))"]
+            lines += ["        for seat in range(s.n):", f"            if not ({cond(1)}): continue"]
+        if kind in vocab.CARD_KINDS:
+            lines.append("            for card in s.hands[seat]:")
+            if levels[2]:
+                lines.append(f"                if not ({cond(2)}): continue")
+            if kind == "cover":
+                lines += ["                for target in unbeaten:",
+                          f"                    if {cond(3)}: {out}.append(A(({kind!r}, seat, card, target)))"]
+            else:
+                lines.append(f"                {out}.append(A(({kind!r}, seat, card, None)))")
+        else:
+            lines.append(f"            {out}.append(A(({kind!r}, seat, None, None)))")
+        return lines
+
+    def _fuse(self):
+        """One function listing every legal action but passes: (others, throws); and one for
+        passes, which depend on who may throw."""
+        lines = ["def legal(s, A):", "    out = []", "    throws = []"]
+        for kind in vocab.ACTION_KINDS:
+            if kind != "pass":
+                lines += self._block(kind, "throws" if kind == "throw" else "out") or []
+        lines.append("    return out, throws")
+        passes = self._block("pass", "out")
+        lines += ["def passes(s, out, A):"] + (passes or ["    pass"])
         namespace = dict(RUNTIME)
-        exec(compile("\n".join(lines), f"<generator {kind}>", "exec"), namespace)  # generated code
-        return namespace["gen"]
+        exec(compile("\n".join(lines), f"<legal actions of {self.name}>", "exec"), namespace)
+        self.source = "\n".join(lines)
+        return namespace["legal"], namespace["passes"]
+
+    @staticmethod
+    def _fixed_seat(compiler: Compiler, node) -> str | None:
+        """Source of E when `node` is 'seat == E' and E does not depend on the seat."""
+        if (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)
+                and isinstance(node.left, ast.Name) and node.left.id == "seat"):
+            other = compiler.emit(node.comparators[0])
+            if other.type == SEAT and not other.names & ({"seat"} | CARD_NAMES | TARGET_NAMES):
+                return other.src
+        return None
 
     def describe_options(self) -> list[tuple[str, object, str]]:
         return [(n, self.options[n], self.option_origins[n]) for n in self.spec.options]
