@@ -178,13 +178,17 @@ class Ruleset:
         seat_exprs: list[str] = []
         for cr in self.legality[kind]:
             r = cr.rule
-            compiler = Compiler(self._env(gen_names), r.file, f"{r.path}.clause")
+            env = self._env(gen_names)
+            env.vocab = {n: (Name(e.type, f"_v_{n}") if e.args is None else e)
+                         for n, e in env.vocab.items()}
+            compiler = Compiler(env, r.file, f"{r.path}.clause")
             for node, em in compiler.conjuncts(r.clause):
                 if em.const:
                     if not em.value:
                         return None
                     continue
                 names = em.names
+                self._used |= {n for n in names if n in vocab.STATE and vocab.STATE[n].args is None}
                 level = 3 if names & TARGET_NAMES else 2 if names & CARD_NAMES else \
                     1 if "seat" in names else 0
                 fixed = self._fixed_seat(compiler, node) if level == 1 else None
@@ -220,13 +224,19 @@ class Ruleset:
     def _fuse(self):
         """One function listing every legal action but passes: (others, throws); and one for
         passes, which depend on who may throw."""
-        lines = ["def legal(s, A):", "    out = []", "    throws = []"]
+        self._used: set[str] = set()
+        body = []
         for kind in vocab.ACTION_KINDS:
             if kind != "pass":
-                lines += self._block(kind, "throws" if kind == "throw" else "out") or []
+                body += self._block(kind, "throws" if kind == "throw" else "out") or []
+
+        def prelude():  # each state value a clause uses, read once per call
+            return [f"    _v_{n} = {vocab.STATE[n].code}" for n in sorted(self._used)]
+        lines = ["def legal(s, A):", "    out = []", "    throws = []"] + prelude() + body
         lines.append("    return out, throws")
+        self._used = set()
         passes = self._block("pass", "out")
-        lines += ["def passes(s, out, A):"] + (passes or ["    pass"])
+        lines += ["def passes(s, out, A):"] + prelude() + (passes or ["    pass"])
         namespace = dict(RUNTIME)
         exec(compile("\n".join(lines), f"<legal actions of {self.name}>", "exec"), namespace)
         self.source = "\n".join(lines)
