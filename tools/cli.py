@@ -227,6 +227,22 @@ def replay(ctx, trace_file):
     sys.exit(1)
 
 
+@cli.command("lint")
+@click.pass_context
+def lint_command(ctx):
+    """Check spec/ for consistency beyond its schemas; exit 1 on problems."""
+    from durak.tools.lint import lint
+    report = lint(_load(ctx))
+    for note in report.notes:
+        click.echo(f"note: {note}")
+    for problem in report.problems:
+        click.echo(f"problem: {problem}", err=True)
+    counts = ", ".join(f"{v} {k}" for k, v in report.counts.items())
+    click.echo(f"{counts}: {len(report.problems)} problem(s)")
+    if report.problems:
+        sys.exit(1)
+
+
 def main(argv=None):
     try:
         cli.main(args=argv, prog_name="durak", standalone_mode=True)

@@ -97,4 +97,6 @@ def test_an_option_flag_turns_throw_ins_after_a_take_off(spec):
         game.apply_action(game.parse_action("0 attack 9S"))
         game.apply_action(game.parse_action("1 take"))
     assert "0 throw 9C" in {str(a) for a in on.legal_actions()}
-    assert off.full_state()["hands"][1] == ["6S", "9S", "7D"] or len(off.full_state()["hands"][1]) == 3
+    # with the option off nobody may add, so the defender picks up at once and the bout is over
+    assert off.full_state()["hands"][1] == ["6S", "9S", "7D"]
+    assert off.full_state()["bout"] == 2 and on.full_state()["bout"] == 1

@@ -155,7 +155,8 @@ def test_a_preset_value_outside_the_option_values_is_a_spec_error(spec_copy):
 def test_a_clause_with_a_forbidden_construct_is_refused(spec_copy):
     spec_copy.edit("rules/defence.yaml", 'clause: "table_unbeaten > 0"', 'clause: "__import__(\'os\').system(\'true\')"')
     result = run("--spec", str(spec_copy.root), "simulate", "--games", "1")
-    assert result.exit_code == 2 and "only plain calls" in result.output or "unknown function" in result.output
+    assert result.exit_code == 2
+    assert "only plain calls" in result.output or "unknown function" in result.output
 
 
 def test_a_truncated_trace_is_reported_with_its_line(tmp_path):
@@ -165,3 +166,15 @@ def test_a_truncated_trace_is_reported_with_its_line(tmp_path):
     path.write_text(path.read_text()[:700])
     result = run("replay", str(path))
     assert result.exit_code == 2 and "line 2" in result.output and "truncated" in result.output
+
+
+def test_lint_passes_on_the_shipped_spec():
+    result = run("lint")
+    assert result.exit_code == 0 and "0 problem(s)" in result.output
+
+
+def test_lint_reports_an_option_no_clause_reads(spec_copy):
+    spec_copy.edit("rules/throw_in.yaml", "not taking or opt.throw_in_after_take", "not taking or True")
+    result = run("--spec", str(spec_copy.root), "lint")
+    assert result.exit_code == 1
+    assert "option throw_in_after_take is read by no clause" in result.output

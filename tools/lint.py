@@ -1,0 +1,66 @@
+"""`durak lint`: consistency of spec/ beyond what its schemas check.
+
+Problems (exit 1): a preset that does not compile, an option no clause reads, an option or preset
+whose listed disputes or sources are empty. Notes (printed, exit 0): sources nobody cites.
+Case coverage (every legality rule has accepting and rejecting cases) joins when the conformance
+suite exists.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from durak.reference_impl.errors import DurakError
+from durak.reference_impl.spec import Spec
+
+OPTION_REF = re.compile(r"\bopt\.([a-z_][a-z0-9_]*)")
+
+
+@dataclass
+class LintReport:
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    counts: dict = field(default_factory=dict)
+
+
+def _clause_texts(spec: Spec):
+    for r in spec.rules:
+        for text in (r.when, r.clause, r.key):
+            if text:
+                yield text
+    for _, clause, _, _ in spec.definitions.values():
+        yield clause
+    for inv in spec.invariants:
+        yield inv["clause"]
+    for steps in spec.flow.values():
+        for step in steps:
+            if isinstance(step, dict) and "when" in step:
+                yield step["when"]
+
+
+def lint(spec: Spec) -> LintReport:
+    report = LintReport()
+    for name in spec.presets:
+        try:
+            spec.ruleset(name)
+        except DurakError as exc:
+            report.problems.append(f"preset {name} does not compile: {exc}")
+    read = {m for text in _clause_texts(spec) for m in OPTION_REF.findall(text)}
+    for name, option in spec.options.items():
+        if name not in read:
+            report.problems.append(f"options.yaml: option {name} is read by no clause; a variant "
+                                   "could set it and nothing would change")
+        if not option.disputes:
+            report.problems.append(f"options.yaml: option {name} lists no dispute it settles")
+    cited = {t for r in spec.rules for t in r.sources}
+    cited |= {t for o in spec.options.values() for t in o.sources}
+    cited |= {t for p in spec.presets.values() for t in p["sources"]}
+    uncited = sorted(set(spec.sources) - cited)
+    if uncited:
+        report.notes.append(f"{len(uncited)} sources are in the register but cited by no rule, "
+                            f"option or preset: {', '.join(uncited)}")
+    report.counts = {"rules": len(spec.rules), "options": len(spec.options),
+                     "presets": len(spec.presets), "invariants": len(spec.invariants),
+                     "sources": len(spec.sources)}
+    return report
