@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from .cards import Card, Deck
-from .errors import IllegalAction, NotationError, SetupError
+from .errors import IllegalAction, NotationError, SetupError, suggest
 from .notation import action_text, cards_json, parse_action, state_json
 from .ruleset import Ruleset
 from .state import Action, State
@@ -22,10 +22,19 @@ _make_action = partial(tuple.__new__, Action)
 MAX_SETTLE = 1000
 
 
+POSITION_FIELDS = ("table", "defender", "taking", "passed", "out", "bout", "beaten_bouts", "discard")
+SETUP_FIELDS = ("hands", "talon", "trump", "dealer", "attacker", "seed") + POSITION_FIELDS
+
+
 @dataclass
 class Setup:
     """An explicit start: hands per seat, talon from the top, trump card, dealer seat. Cards of the
-    deck that appear nowhere are out of play (they start in the discard pile)."""
+    deck that appear nowhere are out of play (they start in the discard pile).
+
+    A setup may also describe a position in the middle of a deal (the position fields): the cards
+    on the table, the roles, whether the defender has said they take, who has passed, who is out,
+    the bout number and how many bouts were beaten off. Without them it is the start of a deal.
+    """
 
     hands: list[list[Card]]
     talon: list[Card]
@@ -33,27 +42,57 @@ class Setup:
     dealer: int
     attacker: int | None = None
     seed: int | None = field(default=None, compare=False)
+    table: list[list[Card | None]] = field(default_factory=list)
+    defender: int | None = None
+    taking: bool = False
+    passed: list[int] = field(default_factory=list)
+    out: list[int] = field(default_factory=list)
+    bout: int = 1
+    beaten_bouts: int = 0
+    discard: int | None = None
 
     @property
     def players(self) -> int:
         return len(self.hands)
+
+    @property
+    def is_position(self) -> bool:
+        """True when the setup is a mid-deal position rather than the start of a deal."""
+        return bool(self.table or self.defender is not None or self.taking or self.passed
+                    or self.out or self.bout != 1 or self.beaten_bouts)
 
     def to_json(self) -> dict:
         out = {"hands": [cards_json(h) for h in self.hands], "talon": [c.text for c in self.talon],
                "trump": self.trump.text, "dealer": self.dealer}
         if self.attacker is not None:
             out["attacker"] = self.attacker
+        if self.table:
+            out["table"] = [[a.text, d.text if d is not None else None] for a, d in self.table]
+        if self.defender is not None:
+            out["defender"] = self.defender
+        if self.taking:
+            out["taking"] = True
+        if self.passed:
+            out["passed"] = list(self.passed)
+        if self.out:
+            out["out"] = list(self.out)
+        if self.bout != 1:
+            out["bout"] = self.bout
+        if self.beaten_bouts:
+            out["beaten_bouts"] = self.beaten_bouts
+        if self.discard is not None:
+            out["discard"] = self.discard
         return out
 
     @classmethod
     def from_json(cls, data, deck: Deck, limits=(2, 6)) -> "Setup":
-        """Read a setup, naming the field of any mistake."""
+        """Read a setup or position, naming the field of any mistake."""
         if not isinstance(data, dict):
             raise SetupError(f"a setup is a mapping with hands, talon and trump, not {type(data).__name__}")
-        unknown = set(data) - {"hands", "talon", "trump", "dealer", "attacker", "seed"}
+        unknown = set(data) - set(SETUP_FIELDS)
         if unknown:
-            raise SetupError(f"unknown field(s) {sorted(unknown)}; fields: hands, talon, trump, "
-                             "dealer, attacker")
+            raise SetupError(f"unknown field(s) {sorted(unknown)}; fields: {', '.join(SETUP_FIELDS)}"
+                             f"{suggest(sorted(unknown)[0], SETUP_FIELDS)}")
         for name in ("hands", "trump"):
             if name not in data:
                 raise SetupError("is missing", name)
@@ -64,16 +103,36 @@ class Setup:
             hands = [deck.cards_of(h, f"hands[{i}]") for i, h in enumerate(hands_raw)]
             talon = deck.cards_of(data.get("talon", []), "talon")
             trump = deck.card(data["trump"])
+            table = _table_of(data.get("table", []), deck)
         except NotationError as exc:
             raise SetupError(str(exc)) from None
         players = len(hands)
         dealer = data.get("dealer", players - 1)
-        attacker = data.get("attacker")
-        for name, seat in (("dealer", dealer), ("attacker", attacker)):
-            if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)
-                                     or not 0 <= seat < max(players, 1)):
-                raise SetupError(f"seat {seat!r} does not exist; seats are 0 to {players - 1}", name)
-        setup = cls(hands, talon, trump, dealer, attacker)
+        for name in ("dealer", "attacker", "defender"):
+            seat = dealer if name == "dealer" else data.get(name)
+            if seat is not None:
+                _check_seat(seat, players, name)
+        seats = {}
+        for name in ("passed", "out"):
+            value = data.get(name, [])
+            if not isinstance(value, list):
+                raise SetupError("must be a list of seats", name)
+            for i, seat in enumerate(value):
+                _check_seat(seat, players, f"{name}[{i}]")
+            seats[name] = sorted(set(value))
+        counts = {}
+        for name, low in (("bout", 1), ("beaten_bouts", 0), ("discard", 0)):
+            value = data.get(name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < low):
+                raise SetupError(f"must be a whole number of at least {low}, not {value!r}", name)
+            counts[name] = value
+        taking = data.get("taking", False)
+        if not isinstance(taking, bool):
+            raise SetupError(f"must be true or false, not {taking!r}", "taking")
+        setup = cls(hands, talon, trump, dealer, data.get("attacker"), table=table,
+                    defender=data.get("defender"), taking=taking, passed=seats["passed"],
+                    out=seats["out"], bout=counts["bout"] or 1,
+                    beaten_bouts=counts["beaten_bouts"] or 0, discard=counts["discard"])
         setup.validate(deck, limits)
         return setup
 
@@ -82,7 +141,9 @@ class Setup:
         if not lo <= self.players <= hi:
             raise SetupError(f"{self.players} players; this deck is for {lo} to {hi}", "hands")
         seen: dict[Card, str] = {}
-        for where, cards in [(f"hands[{i}]", h) for i, h in enumerate(self.hands)] + [("talon", self.talon)]:
+        zones = [(f"hands[{i}]", h) for i, h in enumerate(self.hands)] + [("talon", self.talon)]
+        zones += [(f"table[{i}]", [c for c in pair if c is not None]) for i, pair in enumerate(self.table)]
+        for where, cards in zones:
             for c in cards:
                 if c in seen:
                     raise SetupError(f"card {c} appears twice (also in {seen[c]})", where)
@@ -90,6 +151,24 @@ class Setup:
         if self.talon and self.talon[-1] is not self.trump:
             raise SetupError(f"the trump card {self.trump} must be the bottom (last) card of the "
                              f"talon, which is {self.talon[-1]}", "trump")
+        if self.discard is not None and len(seen) + self.discard != len(deck):
+            raise SetupError(f"{len(seen)} cards in hands, talon and table and {self.discard} in the "
+                             f"discard make {len(seen) + self.discard}; the deck has {len(deck)}",
+                             "discard")
+        if self.beaten_bouts > self.bout - 1:
+            raise SetupError(f"{self.beaten_bouts} bouts beaten off before bout {self.bout}",
+                             "beaten_bouts")
+        for seat in self.out:
+            if self.hands[seat]:
+                raise SetupError(f"seat {seat} is out but holds {len(self.hands[seat])} card(s)", "out")
+            if seat in (self.attacker, self.defender):
+                raise SetupError(f"seat {seat} is out and cannot attack or defend", "out")
+        if self.table and (self.attacker is None or self.defender is None):
+            raise SetupError("a position with cards on the table must name its attacker and defender",
+                             "table")
+        if self.defender is not None and self.defender == self.attacker:
+            raise SetupError("the attacker and the defender are the same seat", "defender")
+
 
     @classmethod
     def deal(cls, ruleset: Ruleset, players: int, seed: int) -> "Setup":
@@ -114,6 +193,26 @@ class Setup:
         setup = cls(hands, talon, trump, dealer)
         setup.seed = seed
         return setup
+
+
+def _check_seat(seat, players: int, name: str) -> None:
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < max(players, 1):
+        raise SetupError(f"seat {seat!r} does not exist; seats are 0 to {players - 1}", name)
+
+
+def _table_of(raw, deck: Deck) -> list[list[Card | None]]:
+    if not isinstance(raw, list):
+        raise NotationError("table: a list of [attack card, covering card or null] pairs")
+    table = []
+    for i, pair in enumerate(raw):
+        if isinstance(pair, str):
+            pair = [pair, None]
+        if not isinstance(pair, list) or not 1 <= len(pair) <= 2:
+            raise NotationError(f"table[{i}]: a pair [attack card, covering card or null], not {pair!r}")
+        attack = deck.card(pair[0])
+        cover = deck.card(pair[1]) if len(pair) == 2 and pair[1] is not None else None
+        table.append([attack, cover])
+    return table
 
 
 class Game:
@@ -145,13 +244,18 @@ class Game:
         s.talon = list(setup.talon)
         s.trump_card = setup.trump
         s.trump_suit = setup.trump.suit
-        used = {c for h in s.hands for c in h} | set(s.talon)
+        used = {c for h in s.hands for c in h} | set(s.talon) | {c for p in setup.table for c in p}
         s.discard = [c for c in self.ruleset.deck.cards if c not in used]
         s.deck_size = len(self.ruleset.deck)
-        s.table, s.unbeaten, s.table_ranks, s.attack_ranks = [], 0, set(), set()
+        s.table = [list(p) for p in setup.table]
+        s.unbeaten = sum(1 for _, d in s.table if d is None)
+        s.attack_ranks = {a.rank for a, _ in s.table}
+        s.table_ranks = {c.rank for p in s.table for c in p if c is not None}
         s.dealer = setup.dealer
-        s.bout_number, s.beaten_bouts, s.taking = 1, 0, False
-        s.passed, s.out, s.active, s.finish_order = [False] * n, [False] * n, n, []
+        s.bout_number, s.beaten_bouts, s.taking = setup.bout, setup.beaten_bouts, setup.taking
+        s.passed = [seat in setup.passed for seat in range(n)]
+        s.out = [seat in setup.out for seat in range(n)]
+        s.active, s.finish_order = n - len(setup.out), list(setup.out)
         s.can_throw, s.any_throw = [False] * n, False
         s.finished, s.fool = False, None
         s.drew, s.after_draw, s.short_after_draw = [0] * n, [len(h) for h in s.hands], [False] * n
@@ -159,10 +263,11 @@ class Game:
         s.hand_size = self.ruleset.hand_size_fn(s)
         s.attacker = s.defender = 0
         s.attacker = setup.attacker if setup.attacker is not None else self._decide(s, "first_attacker")
-        s.defender = self._decide(s, "first_defender")
+        s.defender = setup.defender if setup.defender is not None else self._decide(s, "first_defender")
         s.opener = s.attacker
         s.last_attacker, s.last_defender = s.attacker, s.defender
-        s.defender_hand_at_start = len(s.hands[s.defender])
+        # The defender's hand when the bout began: what they hold plus the cards they covered with.
+        s.defender_hand_at_start = len(s.hands[s.defender]) + len(s.table) - s.unbeaten
         if s.attacker == s.defender:
             raise SetupError("the first attacker and defender are the same seat", "attacker")
         return s
