@@ -243,6 +243,12 @@ def lint_command(ctx):
         sys.exit(1)
 
 
+from .check import cases_group, check_command  # noqa: E402  (they use the helpers above)
+
+cli.add_command(check_command)
+cli.add_command(cases_group)
+
+
 def main(argv=None):
     try:
         cli.main(args=argv, prog_name="durak", standalone_mode=True)

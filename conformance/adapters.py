@@ -1,0 +1,250 @@
+"""Adapters: how the runner talks to an engine under test.
+
+`reference` (the reference interpreter, in process), `python:MODULE:CLASS` (a class with the
+interface of engine.py, in process) and `cmd:COMMAND LINE` (a subprocess speaking the JSON-lines
+protocol of PROTOCOL.md). Every call returns a Reply that is exactly one of result, skipped or
+error. An engine that crashes, hangs, exits, floods or answers out of protocol raises EngineFault
+naming what happened; the runner then restarts the adapter and goes on.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import selectors
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+from .engine import PROTOCOL_VERSION, ReferenceEngine, Skip
+from .protocol import check_response
+
+DEFAULT_TIMEOUT = 5.0
+MAX_LINE = 1_000_000
+
+
+@dataclass
+class Reply:
+    kind: str  # "result", "skipped" or "error"
+    value: object = None
+
+
+class EngineFault(Exception):
+    """The engine did not answer within the protocol: `what` is crash, hang, exit, garbage,
+    flood or protocol."""
+
+    def __init__(self, what: str, detail: str):
+        self.what, self.detail = what, detail
+        super().__init__(f"{what}: {detail}")
+
+
+class AdapterError(Exception):
+    """An adapter name or engine that cannot be set up at all (a usage error, exit 2)."""
+
+
+class Adapter:
+    name = "adapter"
+
+    def open(self) -> dict:
+        """Start the engine and return its hello (capabilities)."""
+        raise NotImplementedError
+
+    def call(self, cmd: str, **args) -> Reply:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def restart(self) -> dict:
+        self.close()
+        return self.open()
+
+
+class PythonAdapter(Adapter):
+    """An engine object in this process, called through the engine.py interface."""
+
+    def __init__(self, factory, name: str):
+        self.factory, self.name, self.engine = factory, name, None
+
+    def open(self) -> dict:
+        try:
+            self.engine = self.factory()
+            hello = self.engine.hello()
+        except Exception as exc:  # the engine's own failure to start
+            raise AdapterError(f"engine {self.name} failed to start: {type(exc).__name__}: {exc}") from None
+        return hello
+
+    def call(self, cmd: str, **args) -> Reply:
+        method = getattr(self.engine, cmd, None)
+        if method is None:
+            return Reply("error", f"the engine has no method {cmd}()")
+        try:
+            if cmd == "start":
+                method(args["variant"], args["setup"])
+                return Reply("result", {})
+            if cmd == "apply":
+                return Reply("result", method(args["action"]))
+            if cmd == "legal":
+                return Reply("result", {"actions": list(method())})
+            if cmd == "state":
+                return Reply("result", {"state": method()})
+            method()
+            return Reply("result", {})
+        except Skip as exc:
+            return Reply("skipped", str(exc) or "the engine skipped it")
+        except Exception as exc:  # an engine bug is a result to report, not a crash of the run
+            return Reply("error", f"{type(exc).__name__}: {exc}")
+
+    def close(self) -> None:
+        if self.engine is not None and hasattr(self.engine, "stop"):
+            try:
+                self.engine.stop()
+            except Exception:
+                pass
+        self.engine = None
+
+
+class CmdAdapter(Adapter):
+    """A subprocess speaking JSON lines on stdin/stdout, with a timeout on every answer."""
+
+    def __init__(self, command: str, timeout: float = DEFAULT_TIMEOUT):
+        self.command, self.timeout = command, timeout
+        self.name = f"cmd:{command}"
+        self.proc: subprocess.Popen | None = None
+        self._buf = b""
+        self._id = 0
+        self._stderr = None
+
+    def open(self) -> dict:
+        try:
+            argv = shlex.split(self.command)
+        except ValueError as exc:
+            raise AdapterError(f"cmd:{self.command}: {exc}") from None
+        if not argv:
+            raise AdapterError("cmd: needs a command line, e.g. cmd:python my_engine.py")
+        self._stderr = tempfile.TemporaryFile()
+        try:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self._stderr, bufsize=0)
+        except OSError as exc:
+            raise AdapterError(f"cmd:{self.command}: can't start it: {exc.strerror or exc}") from None
+        os.set_blocking(self.proc.stdout.fileno(), False)
+        self._buf = b""
+        reply = self.call("hello", protocol=PROTOCOL_VERSION)
+        if reply.kind != "result" or not isinstance(reply.value, dict):
+            raise EngineFault("protocol", f"hello answered {reply.kind}: {reply.value!r}")
+        return reply.value
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        if self._stderr is None:
+            return ""
+        try:
+            self._stderr.seek(0, os.SEEK_END)
+            size = self._stderr.tell()
+            self._stderr.seek(max(0, size - limit))
+            return self._stderr.read().decode("utf-8", "replace").strip()
+        except (OSError, ValueError):
+            return ""
+
+    def _fault(self, what: str, detail: str) -> EngineFault:
+        tail = self.stderr_tail(500)
+        self.close()
+        return EngineFault(what, detail + (f"; stderr: {tail}" if tail else ""))
+
+    def call(self, cmd: str, **args) -> Reply:
+        if self.proc is None:
+            raise EngineFault("exit", "the engine is not running")
+        self._id += 1
+        message = {"id": self._id, "cmd": cmd, **args}
+        try:
+            self.proc.stdin.write((json.dumps(message) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            code = self.proc.poll()
+            raise self._fault("exit", f"the engine exited (code {code}) before {cmd}") from None
+        line = self._read_line(cmd)
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            raise self._fault("garbage", f"answered {cmd} with non-JSON: {line[:120]!r}") from None
+        problem = check_response(obj, self._id)
+        if problem:
+            raise self._fault("protocol", f"answer to {cmd}: {problem}: {line[:200]!r}")
+        kind = next(k for k in ("result", "skipped", "error") if k in obj)
+        return Reply(kind, obj[kind])
+
+    def _read_line(self, cmd: str) -> str:
+        deadline = time.monotonic() + self.timeout
+        fd = self.proc.stdout.fileno()
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while b"\n" not in self._buf:
+                if len(self._buf) > MAX_LINE:
+                    raise self._fault("flood", f"sent more than {MAX_LINE} bytes without a newline "
+                                               f"in answer to {cmd}")
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    raise self._fault("hang", f"no answer to {cmd} within {self.timeout:g} s")
+                try:
+                    chunk = os.read(fd, 65536)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    code = self.proc.wait(timeout=1) if self.proc else None
+                    raise self._fault("exit", f"the engine exited (code {code}) while answering {cmd}")
+                self._buf += chunk
+        line, _, self._buf = self._buf.partition(b"\n")
+        if len(line) > MAX_LINE:
+            raise self._fault("flood", f"answered {cmd} with a line of {len(line)} bytes")
+        return line.decode("utf-8", "replace")
+
+    def close(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        try:
+            if proc.poll() is None:
+                try:
+                    proc.stdin.write(b'{"id": 0, "cmd": "stop"}\n')
+                    proc.stdin.flush()
+                    proc.stdin.close()
+                    proc.wait(timeout=0.5)
+                except (OSError, ValueError, subprocess.TimeoutExpired):
+                    pass
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=5)
+        finally:
+            for stream in (proc.stdout, proc.stdin):
+                try:
+                    stream.close()
+                except (OSError, ValueError):
+                    pass
+
+
+def make_adapter(name: str, timeout: float = DEFAULT_TIMEOUT, spec=None) -> Adapter:
+    """Build an adapter from its name: reference, python:MODULE:CLASS or cmd:COMMAND LINE."""
+    if name == "reference":
+        return PythonAdapter(lambda: ReferenceEngine(spec), "reference")
+    if name.startswith("python:"):
+        parts = name.split(":")
+        if len(parts) != 3 or not all(parts[1:]):
+            raise AdapterError(f"write a Python engine as python:MODULE:CLASS, not {name!r}")
+        module_name, class_name = parts[1], parts[2]
+        if os.getcwd() not in sys.path and "" not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as exc:
+            raise AdapterError(f"{name}: can't import {module_name}: {type(exc).__name__}: {exc}") from None
+        cls = getattr(module, class_name, None)
+        if cls is None:
+            raise AdapterError(f"{name}: module {module_name} has no {class_name}")
+        return PythonAdapter(cls, name)
+    if name.startswith("cmd:"):
+        return CmdAdapter(name[4:].strip(), timeout)
+    raise AdapterError(f"unknown adapter {name!r}; use reference, python:MODULE:CLASS or cmd:COMMAND")

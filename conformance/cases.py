@@ -1,0 +1,197 @@
+"""Conformance cases: loading, validation and writing.
+
+A case is one YAML file under conformance/cases/<area>/<name>.yaml whose `id` repeats that path
+(<area>/<name>). The format is fixed by schemas/case.schema.json and described in CASES.md. Loading
+checks the schema, then the cross-references against spec/: every cited rule id, preset and option
+exists, and the setup and actions are in the canonical notation. A case that fails these checks is
+reported with its file and field; it never stops the rest of the suite from loading.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from durak.reference_impl.errors import DurakError, suggest
+from durak.reference_impl.spec import Spec, check_option_value
+from durak.reference_impl.yamlio import InputError, load_file
+
+HERE = Path(__file__).resolve().parent
+CASES_DIR = HERE / "cases"
+DEFAULT_VARIANTS = ("podkidnoy",)
+
+
+class CaseError(DurakError):
+    """A case file that is not a valid case (our bug, not the engine's): names file and field."""
+
+    def __init__(self, file: str, message: str, path: str | None = None):
+        self.file, self.message, self.path = file, message, path
+        super().__init__(f"{file}:{path}: {message}" if path else f"{file}: {message}")
+
+
+@dataclass
+class Step:
+    action: str
+    expect: str = "accept"
+    rule: str | None = None
+    state: dict | None = None
+    legal: list[str] | None = None
+    note: str | None = None
+
+
+@dataclass
+class Case:
+    id: str
+    description: str
+    rules: list[str]
+    variants: list[str]
+    options: dict
+    setup: dict
+    steps: list[Step]
+    legal: list[str] | None = None
+    generated: dict | None = None
+    file: str = ""
+    data: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def area(self) -> str:
+        """The rule area: the first part of the first cited rule id."""
+        return self.rules[0].split(".")[0]
+
+    @property
+    def players(self) -> int:
+        return len(self.setup.get("hands", []))
+
+    @property
+    def is_position(self) -> bool:
+        """True when the case starts in the middle of a deal (needs the `positions` capability)."""
+        return any(k in self.setup for k in ("table", "defender", "taking", "passed", "out",
+                                             "bout", "beaten_bouts"))
+
+    def to_dict(self) -> dict:
+        return dict(self.data)
+
+
+@lru_cache(maxsize=None)
+def case_schema() -> dict:
+    return json.loads((HERE / "schemas" / "case.schema.json").read_text())
+
+
+def _yaml_path(parts) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(top)"
+
+
+def parse_case(data, spec: Spec, file: str = "<case>", rel_id: str | None = None) -> Case:
+    """Validate one case's data against the schema and spec/, and build a Case."""
+    validator = jsonschema.Draft202012Validator(case_schema())
+    errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), e.message))
+    if errors:
+        err = jsonschema.exceptions.best_match(errors)
+        raise CaseError(file, f"{err.message} (schema case.schema.json)", _yaml_path(err.absolute_path))
+    if rel_id is not None and data["id"] != rel_id:
+        raise CaseError(file, f"id {data['id']!r} must repeat the file's path: {rel_id!r}", "id")
+    known = spec.rules_by_id
+    for i, rule_id in enumerate(data["rules"]):
+        if rule_id not in known:
+            raise CaseError(file, f"unknown rule id {rule_id!r}.{suggest(rule_id, known)}", f"rules[{i}]")
+    variants = data.get("variants", list(DEFAULT_VARIANTS))
+    for i, name in enumerate(variants):
+        if name not in spec.presets:
+            raise CaseError(file, f"unknown preset {name!r}; presets: {', '.join(spec.presets)}."
+                            f"{suggest(name, spec.presets)}", f"variants[{i}]")
+    options = data.get("options") or {}
+    for name, value in options.items():
+        try:
+            check_option_value(spec, name, value, None, f"options.{name}")
+        except DurakError as exc:
+            raise CaseError(file, str(exc), f"options.{name}") from None
+    steps = []
+    for i, raw in enumerate(data["steps"]):
+        rule = raw.get("rule")
+        if rule is not None and rule not in known:
+            raise CaseError(file, f"unknown rule id {rule!r}.{suggest(rule, known)}", f"steps[{i}].rule")
+        if rule is not None and raw.get("expect", "accept") != "reject":
+            raise CaseError(file, "`rule` names the rule that rejects the step; add `expect: reject`",
+                            f"steps[{i}].rule")
+        steps.append(Step(raw["do"], raw.get("expect", "accept"), rule, raw.get("state"),
+                          raw.get("legal"), raw.get("note")))
+    return Case(data["id"], data["description"], list(data["rules"]), list(variants), dict(options),
+                data["setup"], steps, data.get("legal"), data.get("generated"), file, data)
+
+
+@dataclass
+class Suite:
+    cases: list[Case]
+    broken: list[CaseError]
+    retired: list[str]
+
+    def by_id(self) -> dict[str, Case]:
+        return {c.id: c for c in self.cases}
+
+
+def case_files(root: Path | None = None) -> list[Path]:
+    root = Path(root) if root is not None else CASES_DIR
+    return sorted(root.rglob("*.yaml"))
+
+
+def load_suite(spec: Spec, root: Path | None = None) -> Suite:
+    """Load every case under `root`; invalid files are collected, not fatal."""
+    root = Path(root) if root is not None else CASES_DIR
+    cases, broken, retired, seen = [], [], [], {}
+    for path in case_files(root):
+        rel_id = path.relative_to(root).with_suffix("").as_posix()
+        try:
+            data = load_file(path)
+        except InputError as exc:
+            broken.append(CaseError(str(path), exc.message))
+            continue
+        if isinstance(data, dict) and "retired" in data and set(data) <= {"id", "retired", "description"}:
+            retired.append(data.get("id", rel_id))
+            continue
+        try:
+            case = parse_case(data, spec, str(path), rel_id)
+        except CaseError as exc:
+            broken.append(exc)
+            continue
+        if case.id in seen:
+            broken.append(CaseError(str(path), f"id {case.id!r} is also used by {seen[case.id]}", "id"))
+            continue
+        seen[case.id] = str(path)
+        cases.append(case)
+    return Suite(cases, broken, retired)
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style for mappings, flow style for short lists of cards or actions."""
+
+
+def _represent_list(dumper, data):
+    flow = all(isinstance(x, (str, int, type(None))) for x in data) or \
+        all(isinstance(x, list) and all(isinstance(y, (str, type(None))) for y in x) for x in data)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow and bool(data))
+
+
+_Dumper.add_representer(list, _represent_list)
+
+
+def dump_case(data: dict) -> str:
+    """The canonical YAML text of a case (validated by the schema before it is written)."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, width=100, allow_unicode=True)
+
+
+def write_case(data: dict, spec: Spec, root: Path | None = None) -> Path:
+    """Validate a case and write it to <root>/<id>.yaml; returns the path."""
+    root = Path(root) if root is not None else CASES_DIR
+    parse_case(data, spec, f"<{data.get('id', 'case')}>")
+    path = root / f"{data['id']}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dump_case(data))
+    return path

@@ -1,0 +1,97 @@
+"""The engine side of the protocol, for Python engines: the interface and the reference engine.
+
+An engine plugged in as `python:MODULE:CLASS` is a class with these methods (PROTOCOL.md gives
+the same commands as JSON lines, for engines in any language):
+
+    hello() -> dict                    name, version, protocol, presets, options, players, levels,
+                                       positions (see PROTOCOL.md "hello")
+    start(variant: dict, setup: dict)  start a game; raise Skip("why") if it cannot play it
+    apply(action: str) -> dict         {"accepted": true} or {"accepted": false, "rule": ..., "reason": ...}
+    legal() -> list[str]               every legal action, in the canonical text
+    state() -> dict                    the state in the protocol's state notation
+    stop() -> None                     optional: release resources
+
+Any other exception a method raises is reported as that engine's error for the case.
+"""
+
+from __future__ import annotations
+
+from durak.reference_impl.errors import DurakError, IllegalAction
+from durak.reference_impl.game import Game, Setup
+from durak.reference_impl.notation import action_text, cards_json
+from durak.reference_impl.spec import Spec, load_spec
+
+PROTOCOL_VERSION = "1"
+__version__ = "0.1.0"
+LEVELS = ("verdicts", "state", "legal")
+
+
+class Skip(Exception):
+    """Raised by an engine that cannot play a requested game (a variant or setup it lacks)."""
+
+
+def state_view(game: Game) -> dict:
+    """The state as the protocol carries it (PROTOCOL.md "state")."""
+    s = game.state
+    return {
+        "hands": [cards_json(h) for h in s.hands],
+        "hand_sizes": [len(h) for h in s.hands],
+        "talon_count": len(s.talon),
+        "trump": s.trump_card.text,
+        "table": [[a.text, d.text if d is not None else None] for a, d in s.table],
+        "discard_count": len(s.discard),
+        "attacker": s.attacker,
+        "defender": s.defender,
+        "taking": s.taking,
+        "out": [i for i, o in enumerate(s.out) if o],
+        "finished": s.finished,
+        "fool": s.fool,
+    }
+
+
+class ReferenceEngine:
+    """The reference interpreter behind the engine interface (the `reference` adapter)."""
+
+    def __init__(self, spec: Spec | None = None, name: str = "durak-spec reference"):
+        self.spec = spec if spec is not None else load_spec()
+        self.name = name
+        self.game: Game | None = None
+        self._rulesets: dict = {}
+
+    def hello(self) -> dict:
+        lo, hi = self.spec.deck_data["players"]["min"], self.spec.deck_data["players"]["max"]
+        return {"name": self.name, "version": __version__, "protocol": PROTOCOL_VERSION,
+                "presets": list(self.spec.presets), "options": "any",
+                "players": list(range(lo, hi + 1)),
+                "levels": list(LEVELS), "positions": True}
+
+    def ruleset(self, variant: dict):
+        key = (variant["preset"], tuple(sorted((k, repr(v)) for k, v in
+                                               (variant.get("options") or {}).items())))
+        if key not in self._rulesets:
+            self._rulesets[key] = self.spec.ruleset(variant["preset"], variant.get("options") or {})
+        return self._rulesets[key]
+
+    def start(self, variant: dict, setup: dict) -> None:
+        rs = self.ruleset(variant)
+        self.game = Game(rs, Setup.from_json(setup, rs.deck, rs.player_limits))
+
+    def apply(self, action: str) -> dict:
+        game = self.game
+        try:
+            game.apply_action(game.parse_action(action))
+        except IllegalAction as exc:
+            return {"accepted": False, "rule": exc.rule_id, "reason": exc.reason}
+        except DurakError as exc:
+            return {"accepted": False, "reason": str(exc)}
+        return {"accepted": True}
+
+    def legal(self) -> list[str]:
+        return [action_text(a) for a in self.game.legal_actions()]
+
+    def state(self) -> dict:
+        return state_view(self.game)
+
+    def stop(self) -> None:
+        self.game = None
+

@@ -1,0 +1,45 @@
+"""The reference interpreter as a subprocess engine: the template to copy for your own.
+
+Run it as `durak check --adapter "cmd:python -m durak.conformance.examples.reference_engine"`.
+It reads one JSON request per line on stdin and writes one JSON answer per line on stdout, as
+conformance/PROTOCOL.md specifies. To adapt it to your engine, replace the five functions in
+ENGINE (hello, start, apply, legal, state) with calls into your engine; keep the loop.
+"""
+
+import json
+import sys
+
+from durak.conformance.engine import ReferenceEngine, Skip
+
+
+def serve(engine, stdin=sys.stdin, stdout=sys.stdout) -> None:
+    """Answer requests until `stop` or end of input. Every answer: result, skipped or error."""
+    commands = {
+        "hello": lambda req: engine.hello(),
+        "start": lambda req: engine.start(req["variant"], req["setup"]) or {},
+        "apply": lambda req: engine.apply(req["action"]),
+        "legal": lambda req: {"actions": engine.legal()},
+        "state": lambda req: {"state": engine.state()},
+        "stop": lambda req: {},
+    }
+    for line in stdin:
+        if not line.strip():
+            continue
+        req_id = None
+        try:
+            req = json.loads(line)
+            req_id = req.get("id")
+            answer = {"id": req_id, "result": commands[req["cmd"]](req)}
+        except Skip as exc:
+            answer = {"id": req_id, "skipped": str(exc) or "not supported"}
+        except Exception as exc:  # report, never die: the runner decides what an error means
+            answer = {"id": req_id if isinstance(req_id, int) else 0,
+                      "error": f"{type(exc).__name__}: {exc}"}
+        stdout.write(json.dumps(answer) + "\n")
+        stdout.flush()
+        if answer.get("result") is not None and req.get("cmd") == "stop":
+            return
+
+
+if __name__ == "__main__":
+    serve(ReferenceEngine())

@@ -1,0 +1,136 @@
+"""Recording cases with the reference interpreter: golden playthroughs and expectation filling.
+
+A case author writes the setup and the steps with the verdicts they claim; `record_case` plays them
+on the reference under every listed variant, refuses a claim the reference contradicts, and adds
+the state and the legal set after the steps asked for. Golden playthroughs are whole seeded games
+recorded with the legal set and state after every step.
+"""
+
+from __future__ import annotations
+
+import random
+
+from durak.reference_impl.errors import IllegalAction
+from durak.reference_impl.game import Game, Setup
+from durak.reference_impl.notation import action_text
+from durak.reference_impl.spec import Spec
+
+from .cases import CaseError
+from .engine import state_view
+
+STATE_KEYS = ("hands", "talon_count", "table", "discard_count", "attacker", "defender", "taking",
+              "out", "finished", "fool")
+
+
+def _state(game: Game) -> dict:
+    view = state_view(game)
+    return {k: view[k] for k in STATE_KEYS}
+
+
+def _verdicts(spec: Spec, variant: str, options: dict, setup: dict, actions: list[str]):
+    """Play `actions` on the reference; yield (verdict, rule, state, legal) after each."""
+    rs = spec.ruleset(variant, options)
+    game = Game(rs, Setup.from_json(setup, rs.deck, rs.player_limits))
+    start_legal = sorted(action_text(a) for a in game.legal_actions())
+    out = []
+    for text in actions:
+        action = game.parse_action(text)
+        try:
+            game.apply_action(action)
+            verdict, rule = "accept", None
+        except IllegalAction as exc:
+            verdict, rule = "reject", exc.rule_id
+        out.append((verdict, rule, _state(game), sorted(action_text(a) for a in game.legal_actions())))
+    return start_legal, out
+
+
+def record_case(spec: Spec, *, id: str, description: str, rules: list[str], setup: dict,
+                steps: list, variants: list[str] | None = None, options: dict | None = None,
+                state: str = "last", legal: str = "last", start_legal: bool = False,
+                generated: dict | None = None) -> dict:
+    """Build a case dict whose expectations come from (and are checked against) the reference.
+
+    `steps` holds action texts (the reference's verdict is recorded) or dicts with `do` and the
+    claimed `expect`, `rule`, partial `state` or `legal` (a claim the reference contradicts raises
+    CaseError; a claimed state is then completed). `state` and
+    `legal` say after which steps to record them: every, last or none.
+    """
+    variants = list(variants or ["podkidnoy"])
+    options = dict(options or {})
+    raw = [s if isinstance(s, dict) else {"do": s} for s in steps]
+    actions = [s["do"] for s in raw]
+    first_legal, played = _verdicts(spec, variants[0], options, setup, actions)
+    for other in variants[1:]:
+        _, again = _verdicts(spec, other, options, setup, actions)
+        for i, (a, b) in enumerate(zip(played, again)):
+            if a[:2] != b[:2] or a[2] != b[2] or a[3] != b[3]:
+                raise CaseError(id, f"{variants[0]} and {other} differ at step {i} ({actions[i]}): "
+                                f"{a[:2]} vs {b[:2]}; split the case per variant", f"steps[{i}]")
+    out_steps = []
+    last = len(raw) - 1
+    for i, (claim, (verdict, rule, st, lg)) in enumerate(zip(raw, played)):
+        want = claim.get("expect")
+        if want is not None and want != verdict:
+            raise CaseError(id, f"step {i} ({claim['do']}) claims {want}; the reference says "
+                            f"{verdict}" + (f" by {rule}" if rule else ""), f"steps[{i}]")
+        if claim.get("rule") and claim["rule"] != rule:
+            raise CaseError(id, f"step {i} ({claim['do']}) claims rule {claim['rule']}; the "
+                            f"reference names {rule}", f"steps[{i}].rule")
+        if claim.get("state"):
+            from .runner import compare_state
+            diff = compare_state(claim["state"], st)
+            if diff:
+                raise CaseError(id, f"step {i} ({claim['do']}) claims state.{diff[0]} = {diff[1]!r}; "
+                                f"the reference has {diff[2]!r}", f"steps[{i}].state")
+        if claim.get("legal") is not None:
+            from .runner import compare_legal
+            diff = compare_legal(claim["legal"], lg)
+            if diff:
+                raise CaseError(id, f"step {i} ({claim['do']}) claims a legal set the reference "
+                                f"does not have: missing {diff[0]}, extra {diff[1]}", f"steps[{i}].legal")
+        step = {"do": claim["do"]}
+        if verdict == "reject":
+            step["expect"] = "reject"
+            step["rule"] = rule
+        if claim.get("note"):
+            step["note"] = claim["note"]
+        if state == "every" or (state == "last" and i == last) or claim.get("state"):
+            step["state"] = st
+        if legal == "every" or (legal == "last" and i == last) or claim.get("legal") is not None:
+            step["legal"] = lg
+        out_steps.append(step)
+    case = {"id": id, "description": description, "rules": list(rules)}
+    if variants != ["podkidnoy"]:
+        case["variants"] = variants
+    if options:
+        case["options"] = options
+    case["setup"] = setup
+    if start_legal:
+        case["legal"] = first_legal
+    case["steps"] = out_steps
+    if generated:
+        case["generated"] = generated
+    return case
+
+
+def golden_case(spec: Spec, variant: str, players: int, seed: int) -> dict:
+    """A complete seeded game under `variant`, with the state and legal set after every step."""
+    rs = spec.ruleset(variant)
+    setup = Setup.deal(rs, players, seed)
+    game = Game(rs, setup)
+    rng = random.Random(seed)
+    actions = []
+    while not game.is_terminal():
+        action = rng.choice(game.legal_actions())
+        actions.append(action_text(action))
+        game.apply_action(action)
+    rules = [r.id for r in rs.active_rules if r.id.split(".")[0] in ("play", "end")][:3] or \
+        [rs.active_rules[0].id]
+    return record_case(
+        spec, id=f"golden/{variant}/{players}p_seed{seed}",
+        description=f"A complete {variant} game for {players} players (seed {seed}), with the "
+                    f"state and legal actions after every step",
+        rules=rules, setup=setup.to_json(), steps=actions, variants=[variant], state="every",
+        legal="every", start_legal=True,
+        generated={"by": "durak cases golden", "seed": seed,
+                   "note": "uniformly random legal actions on the reference interpreter"})
