@@ -134,3 +134,78 @@ def golden_case(spec: Spec, variant: str, players: int, seed: int) -> dict:
         legal="every", start_legal=True,
         generated={"by": "durak cases golden", "seed": seed,
                    "note": "uniformly random legal actions on the reference interpreter"})
+
+
+def _candidates(game: Game, kinds):
+    """Actions of `kinds` worth trying in this position: each seat's own cards, one foreign card,
+    and every cover target on the table."""
+    from durak.reference_impl.state import Action
+    s = game.state
+    deck = game.ruleset.deck.cards
+    for seat in range(s.n):
+        hand = list(s.hands[seat])
+        foreign = next((c for c in deck if c not in hand), None)
+        cards = hand + ([foreign] if foreign is not None else [])
+        for kind in kinds:
+            if kind in ("take", "pass"):
+                yield Action(kind, seat)
+            elif kind == "cover":
+                for attack, _ in s.table:
+                    for card in cards:
+                        yield Action(kind, seat, card, attack)
+            else:
+                for card in cards:
+                    yield Action(kind, seat, card)
+
+
+def coverage_case(spec: Spec, preset: str, rule: str, verdict: str, kinds, *, seeds=range(1, 61),
+                  players=(2, 3, 4), max_steps: int = 120) -> dict | None:
+    """A case that reaches, by random legal play from a seeded deal, an action of `kinds` that
+    the reference accepts (verdict accept) or rejects first by `rule` (verdict reject)."""
+    rs = spec.ruleset(preset)
+    best = None
+    for n in players:
+        for seed in seeds:
+            setup = Setup.deal(rs, n, seed)
+            game = Game(rs, setup)
+            rng = random.Random(seed)
+            prefix = []
+            while not game.is_terminal() and len(prefix) < max_steps:
+                if best is not None and len(prefix) >= len(best[2]):
+                    break
+                hit = _find(game, kinds, rule, verdict)
+                if hit is not None:
+                    if best is None or len(prefix) < len(best[2]):
+                        best = (n, seed, list(prefix), hit, setup)
+                    break
+                action = rng.choice(game.legal_actions())
+                prefix.append(action_text(action))
+                game.apply_action(action)
+            if best is not None and len(best[2]) <= 2:
+                break
+        if best is not None:
+            break
+    if best is None:
+        return None
+    n, seed, prefix, hit, setup = best
+    steps = prefix + [{"do": hit, "expect": verdict, **({"rule": rule} if verdict == "reject" else {})}]
+    area = rule.split(".")[0]
+    return record_case(
+        spec, id=f"generated/coverage/{preset}/{rule}.{verdict}",
+        description=f"{preset}: the reference {'accepts' if verdict == 'accept' else 'rejects'} "
+                    f"{hit!r}{' by ' + rule if verdict == 'reject' else ''} after "
+                    f"{len(prefix)} random legal steps ({n} players, seed {seed})",
+        rules=[rule], setup=setup.to_json(), steps=steps, variants=[preset], state="last",
+        legal="last", generated={"by": "durak cases cover", "seed": seed,
+                                 "note": f"area {area}: random legal play until the rule decides"})
+
+
+def _find(game: Game, kinds, rule: str, verdict: str) -> str | None:
+    legal = set(game.legal_actions())
+    for action in _candidates(game, kinds):
+        if verdict == "accept":
+            if action in legal:
+                return action_text(action)
+        elif action not in legal and game.explain(action)[0] == rule:
+            return action_text(action)
+    return None

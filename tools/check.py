@@ -197,3 +197,25 @@ def golden_command(ctx, variants, players, seed, out_dir):
             except DurakError as exc:
                 raise UserError(str(exc)) from None
             click.echo(f"wrote {path} ({len(case['steps'])} steps)")
+
+
+@cases_group.command("cover")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Root folder for the cases (default: the shipped suite).")
+@click.pass_context
+def cover_command(ctx, out_dir):
+    """Generate a case for every coverage gap lint reports, by random play from seeded deals."""
+    from durak.conformance.record import coverage_case
+
+    from .coverage import coverage, gaps, load_untested
+    spec = _load(ctx)
+    root = Path(out_dir) if out_dir else CASES_DIR
+    missing = gaps(coverage(spec, load_suite(spec, root), load_untested()))
+    for need in missing:
+        case = coverage_case(spec, need.preset, need.rule, need.verdict, need.kinds)
+        if case is None:
+            click.echo(f"not found: {need.verdict} for {need.rule} under {need.preset}; write it "
+                       "by hand or list it in untested.yaml", err=True)
+            continue
+        path = write_case(case, spec, root)
+        click.echo(f"wrote {path} ({len(case['steps'])} steps)")

@@ -228,11 +228,16 @@ def replay(ctx, trace_file):
 
 
 @cli.command("lint")
+@click.option("--cases-dir", type=click.Path(file_okay=False, exists=True), default=None,
+              help="Lint the cases under this folder instead of the shipped suite.")
 @click.pass_context
-def lint_command(ctx):
-    """Check spec/ for consistency beyond its schemas; exit 1 on problems."""
+def lint_command(ctx, cases_dir):
+    """Check spec/ and the conformance suite for consistency and coverage; exit 1 on problems."""
     from durak.tools.lint import lint
-    report = lint(_load(ctx))
+    from durak.tools.lint_cases import lint_cases
+    spec = _load(ctx)
+    report = lint(spec)
+    lint_cases(spec, report, cases_dir)
     for note in report.notes:
         click.echo(f"note: {note}")
     for problem in report.problems:

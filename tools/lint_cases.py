@@ -1,0 +1,50 @@
+"""`durak lint`, suite part: the cases are valid, pass on the reference, and cover every legality
+rule with an accepting and a rejecting case under each preset where it applies (tools/coverage.py).
+"""
+
+from __future__ import annotations
+
+from durak.conformance.adapters import make_adapter
+from durak.conformance.cases import load_suite
+from durak.conformance.runner import Session
+from durak.reference_impl.spec import Spec
+from durak.reference_impl.yamlio import InputError
+
+from .coverage import coverage, gaps, load_untested
+
+
+def lint_cases(spec: Spec, report, cases_dir=None) -> list:
+    """Add the suite's problems and counts to a LintReport; return the coverage needs."""
+    suite = load_suite(spec, cases_dir)
+    for err in suite.broken:
+        report.problems.append(f"broken case file: {err}")
+    session = Session(spec, make_adapter("reference", spec=spec), adapter_name="reference")
+    session.open()
+    runs = 0
+    for case in suite.cases:
+        for variant in case.variants:
+            runs += 1
+            result = session.run_case(case, variant)
+            if result.status != "pass":
+                report.problems.append(f"{case.file}: under {variant}: {result.status}: {result.message}")
+    try:
+        untested = load_untested()
+    except InputError as exc:
+        report.problems.append(str(exc))
+        untested = []
+    known = spec.rules_by_id
+    for i, entry in enumerate(untested):
+        if not isinstance(entry, dict) or entry.get("rule") not in known or not entry.get("reason"):
+            report.problems.append(f"untested.yaml[{i}]: each entry names an existing rule and a reason")
+    needs = coverage(spec, suite, untested)
+    for need in gaps(needs):
+        report.problems.append(
+            f"no {need.verdict}ing case for {need.rule} under {need.preset} "
+            f"(kinds {', '.join(need.kinds)}); add one or run `durak cases cover`")
+    generated = sum(1 for c in suite.cases if c.generated)
+    covered = sum(1 for n in needs if n.covered_by)
+    report.counts.update({"cases": len(suite.cases), "generated cases": generated,
+                          "case runs": runs,
+                          "coverage": f"{covered}/{len(needs)} rule-preset-verdict needs covered, "
+                                      f"{sum(1 for n in needs if n.untested)} listed untested"})
+    return needs
