@@ -43,11 +43,45 @@ def first_error(name: str, data) -> str | None:
     return f"{err.message}" + (f" at {where}" if where else "") + f" (schema {name}.json)"
 
 
+def _plain_response(obj) -> bool:
+    """A quick test that implies the response schema holds (the common case, checked cheaply)."""
+    return (type(obj.get("id")) is int and len(obj) == 2
+            and ("result" in obj or type(obj.get("skipped")) is str and obj["skipped"]
+                 or type(obj.get("error")) is str))
+
+
+def _is_cards(x) -> bool:
+    return type(x) is list and all(type(c) is str and 2 <= len(c) <= 3 for c in x)
+
+
+def _plain_state(st) -> bool:
+    ints = ("talon_count", "discard_count", "attacker", "defender")
+    return (type(st) is dict and all(type(st.get(k, 0)) is int for k in ints)
+            and all(type(st.get(k, False)) is bool for k in ("taking", "finished"))
+            and all(_is_cards(h) for h in st.get("hands", []))
+            and all(type(p) is list and 1 <= len(p) <= 2 for p in st.get("table", []))
+            and all(type(x) is int for x in st.get("out", []))
+            and all(type(x) is int for x in st.get("hand_sizes", []))
+            and type(st.get("trump", "")) is str
+            and (st.get("fool") is None or type(st.get("fool")) is int))
+
+
+_PLAIN = {
+    "apply": lambda r: type(r) is dict and type(r.get("accepted")) is bool
+    and all(type(r.get(k, "")) is str for k in ("rule", "reason")),
+    "legal": lambda r: type(r) is dict and type(r.get("actions")) is list
+    and all(type(a) is str for a in r["actions"]),
+    "state": lambda r: type(r) is dict and _plain_state(r.get("state")),
+    "start": lambda r: type(r) is dict,
+    "stop": lambda r: type(r) is dict,
+}
+
+
 def check_response(obj, request_id: int) -> str | None:
     """Why `obj` is not a valid answer to request `request_id`, or None."""
     if not isinstance(obj, dict):
         return "an answer is a JSON object"
-    problem = first_error("response", obj)
+    problem = None if _plain_response(obj) else first_error("response", obj)
     if problem:
         return problem
     if obj["id"] != request_id:
@@ -57,4 +91,7 @@ def check_response(obj, request_id: int) -> str | None:
 
 def check_result(cmd: str, result) -> str | None:
     """Why `result` is not a valid result of `cmd`, or None."""
+    plain = _PLAIN.get(cmd)
+    if plain is not None and plain(result):
+        return None
     return first_error(f"result-{cmd}", result)

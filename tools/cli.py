@@ -249,9 +249,11 @@ def lint_command(ctx, cases_dir):
 
 
 from .check import cases_group, check_command  # noqa: E402  (they use the helpers above)
+from .fuzzing import fuzz_command  # noqa: E402
 
 cli.add_command(check_command)
 cli.add_command(cases_group)
+cli.add_command(fuzz_command)
 
 
 def main(argv=None):
@@ -261,6 +263,10 @@ def main(argv=None):
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
 
+
+from durak.tools.judge import judge_command  # noqa: E402 - registered after the group exists
+
+cli.add_command(judge_command)
 
 if __name__ == "__main__":
     main()
