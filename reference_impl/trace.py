@@ -2,7 +2,8 @@
 
 Line 1 is a header: {"trace": "durak-spec", "format": 1, "preset": ..., "options": {...},
 "setup": {...}}. Every further line is one step: {"step": i, "action": {...}, "state": {...}},
-with the action and the state after it in the canonical JSON notation (notation.py).
+with the action and the state after it in the canonical JSON notation (notation.py). Logs written
+by other engines may carry less (conformance/TRACE.md): `replay` checks whatever is there.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 from .errors import DurakError, IllegalAction
 from .game import Game, Setup
-from .notation import action_json, parse_action, state_json
+from .notation import action_json, action_text, parse_action, state_json, state_text
 from .spec import Spec
 
 FORMAT = 1
@@ -52,6 +53,12 @@ class ReplayResult:
     line: int | None = None
     message: str = ""
     rule_id: str | None = None
+    position: str = ""
+    checked: dict | None = None
+
+
+STEP_KEYS = {"step", "action", "accepted", "state", "legal", "seat", "note"}
+HEADER_KEYS = {"trace", "format", "preset", "variant", "options", "setup", "engine"}
 
 
 def _parse_lines(text: str):
@@ -67,26 +74,105 @@ def _parse_lines(text: str):
         yield n, obj
 
 
-def replay(spec: Spec, text: str) -> ReplayResult:
-    """Replay a trace; stop at the first illegal action or state that differs."""
+def _state_fields(game: Game) -> dict:
+    """Every state field a log may report: the trace notation's and the protocol's."""
+    fields = state_json(game.state)
+    s = game.state
+    fields.update(hand_sizes=[len(h) for h in s.hands], talon_count=len(s.talon),
+                  fool=s.fool if s.finished else None)
+    return fields
+
+
+def _norm(key, value):
+    if key == "hands" and isinstance(value, list):
+        return [sorted(h) if isinstance(h, list) else h for h in value]
+    if key in ("table", "out", "passed") and isinstance(value, list):
+        return sorted(value, key=repr)
+    return value
+
+
+def replay(spec: Spec, text: str, variant: str | None = None, options: dict | None = None) -> ReplayResult:
+    """Check a game log step by step: every action legal, every logged verdict, state field and
+    legal set as the spec says. Stops at the first step that breaks a rule or differs.
+
+    Lines after the header may log as little as the action; `accepted`, `state` (any subset of
+    fields) and `legal` are checked when present. A final `{"result": {...}}` line is checked too.
+    """
     lines = list(_parse_lines(text))
     if not lines:
         raise TraceError(1, "the trace is empty")
     n, head = lines[0]
     if head.get("trace") != "durak-spec" or head.get("format") != FORMAT:
-        raise TraceError(n, f"not a durak-spec trace header of format {FORMAT}")
-    ruleset = spec.ruleset(head.get("preset", "podkidnoy"), head.get("options") or {})
-    game = Game(ruleset, Setup.from_json(head.get("setup"), ruleset.deck, ruleset.player_limits))
+        raise TraceError(n, f'the first line must be a header {{"trace": "durak-spec", "format": {FORMAT}, '
+                            '"setup": {...}}')
+    unknown = set(head) - HEADER_KEYS
+    if unknown:
+        raise TraceError(n, f"unknown header field(s) {sorted(unknown)}; fields: {sorted(HEADER_KEYS)}")
+    preset = variant or head.get("variant") or head.get("preset") or "podkidnoy"
+    if options is None:
+        options = head.get("options") or {}
+    ruleset = spec.ruleset(preset, options)
+    try:
+        game = Game(ruleset, Setup.from_json(head.get("setup"), ruleset.deck, ruleset.player_limits))
+    except DurakError as exc:
+        raise TraceError(n, str(exc)) from None
+    checked = {"actions": 0, "verdicts": 0, "states": 0, "legal sets": 0}
+    steps = 0
     for n, obj in lines[1:]:
+        if "result" in obj:
+            return _check_result(game, n, obj["result"], steps, checked)
+        unknown = set(obj) - STEP_KEYS
+        if unknown or "action" not in obj:
+            raise TraceError(n, f"a step line has an `action` and may have {sorted(STEP_KEYS - {'action'})}"
+                                + (f"; unknown field(s) {sorted(unknown)}" if unknown else ""))
         try:
-            action = parse_action(obj.get("action"), ruleset.deck, game.state.n)
-            game.apply_action(action)
-        except IllegalAction as exc:
-            return ReplayResult(n - 1, False, n, str(exc), exc.rule_id)
+            action = parse_action(obj["action"], ruleset.deck, game.state.n)
         except DurakError as exc:
             raise TraceError(n, str(exc)) from None
-        if "state" in obj and obj["state"] != state_json(game.state):
-            want, have = obj["state"], state_json(game.state)
-            diff = [k for k in sorted(set(want) | set(have)) if want.get(k) != have.get(k)]
-            return ReplayResult(n - 1, False, n, f"state differs in {', '.join(diff)}")
-    return ReplayResult(len(lines) - 1, True)
+        position = state_text(game.state)
+        accepted = obj.get("accepted", True)
+        rule, reason = game.explain(action)
+        checked["actions"] += 1
+        if accepted and rule:
+            return ReplayResult(steps, False, n, f"{action_text(action)} breaks {rule}: {reason}",
+                                rule, position, checked)
+        if not accepted:
+            checked["verdicts"] += 1
+            if not rule:
+                return ReplayResult(steps, False, n, f"the log rejects {action_text(action)}, "
+                                    "which the spec allows here", None, position, checked)
+            continue
+        game.apply_action(action)
+        steps += 1
+        problem = _compare(game, obj, checked)
+        if problem:
+            return ReplayResult(steps, False, n, problem, None, state_text(game.state), checked)
+    return ReplayResult(steps, True, checked=checked)
+
+
+def _compare(game: Game, obj: dict, checked: dict) -> str:
+    if isinstance(obj.get("state"), dict):
+        checked["states"] += 1
+        have = _state_fields(game)
+        for key, value in obj["state"].items():
+            if key in have and _norm(key, value) != _norm(key, have[key]):
+                return f"state.{key}: the log has {value!r}, the spec gives {have[key]!r}"
+    if isinstance(obj.get("legal"), list):
+        checked["legal sets"] += 1
+        want = {action_text(a) for a in game.legal_actions()}
+        logged = {" ".join(str(a).split()) for a in obj["legal"]}
+        if logged != want:
+            return (f"legal actions: the log lists {sorted(logged - want) or '-'} that the spec "
+                    f"forbids and misses {sorted(want - logged) or '-'}")
+    return ""
+
+
+def _check_result(game: Game, n: int, result, steps: int, checked: dict) -> ReplayResult:
+    s = game.state
+    if not s.finished:
+        return ReplayResult(steps, False, n, "the log ends the game, but by the spec it goes on",
+                            "end.game_over", state_text(s), checked)
+    if isinstance(result, dict) and "fool" in result and result["fool"] != s.fool:
+        return ReplayResult(steps, False, n, f"the log's fool is {result['fool']!r}; by the spec "
+                            f"it is {s.fool!r}", "end.fool", state_text(s), checked)
+    return ReplayResult(steps, True, checked=checked)

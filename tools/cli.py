@@ -207,24 +207,44 @@ def deal(ctx, setup_file, variant, options, fmt):
 
 @cli.command()
 @click.argument("trace_file", type=click.Path(dir_okay=False))
+@click.option("--variant", default=None, help="Preset the game was played under (default: the "
+              "trace header's, else podkidnoy).")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="Option override.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.pass_context
-def replay(ctx, trace_file):
-    """Replay a durak-spec JSON-lines trace and check every step against the spec."""
+def replay(ctx, trace_file, variant, options, fmt):
+    """Check a game log (JSON lines, conformance/TRACE.md) step by step against the spec."""
     from durak.reference_impl.trace import replay as run
     spec = _load(ctx)
+    if variant is not None and variant not in spec.presets:
+        raise UserError(f"unknown preset {variant!r}; presets: {', '.join(spec.presets)}")
     try:
         with open(trace_file, encoding="utf-8") as f:
             text = f.read(4_000_000)
-        result = run(spec, text)
+        result = run(spec, text, variant, _parse_options(options) if options else None)
     except OSError as exc:
         raise UserError(f"{trace_file}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{trace_file}: not UTF-8 text") from None
     except DurakError as exc:
         raise UserError(f"{trace_file}: {exc}") from None
-    if result.ok:
-        click.echo(f"{trace_file}: {result.steps} steps replayed, every step legal and every state identical")
-        return
-    click.echo(f"{trace_file}:{result.line}: step {result.steps}: {result.message}", err=True)
-    sys.exit(1)
+    if fmt == "json":
+        click.echo(json.dumps({"file": trace_file, "ok": result.ok, "steps": result.steps,
+                               "line": result.line, "message": result.message,
+                               "rule": result.rule_id, "position": result.position,
+                               "checked": result.checked}, indent=2))
+    elif result.ok:
+        checked = ", ".join(f"{v} {k}" for k, v in (result.checked or {}).items())
+        click.echo(f"{trace_file}: {result.steps} steps replayed; every step follows the spec "
+                   f"(checked {checked})")
+    else:
+        click.echo(f"{trace_file}:{result.line}: after {result.steps} steps: {result.message}", err=True)
+        if result.rule_id:
+            rule = spec.rules_by_id.get(result.rule_id)
+            click.echo(f"  rule {result.rule_id}: {rule.title if rule else ''}", err=True)
+        if result.position:
+            click.echo("  position before the step:\n" + textwrap.indent(result.position, "  "), err=True)
+    sys.exit(0 if result.ok else 1)
 
 
 @cli.command("lint")
