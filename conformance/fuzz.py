@@ -174,6 +174,14 @@ class Lockstep:
 
     def _compare(self, game: Game, step: int, trail: list) -> None:
         where = f"after step {step}" if step >= 0 else "at the start"
+        if "state" in self.levels:
+            have = self._call("state", step)["state"]
+            want = state_view(game)
+            for key in want:
+                if key in have and _norm(key, have[key]) != _norm(key, want[key]):
+                    raise Divergence(step, f"state.{key}", want[key], have[key],
+                                     STATE_RULES.get(key, []),
+                                     f"state.{key} {where}: want {want[key]!r}, have {have[key]!r}")
         if "legal" in self.levels:
             have = self._call("legal", step)["actions"]
             want = {action_text(a) for a in game.legal_actions()}
@@ -186,15 +194,6 @@ class Lockstep:
                                  self.ruleset.legality[a.split()[1]]} - set(rules))
                 raise Divergence(step, "legal", sorted(want), sorted(have_set), rules,
                                  f"legal actions {where}: missing {missing or '-'}, extra {extra or '-'}")
-        if "state" in self.levels:
-            have = self._call("state", step)["state"]
-            want = state_view(game)
-            for key in want:
-                if key in have and _norm(key, have[key]) != _norm(key, want[key]):
-                    raise Divergence(step, f"state.{key}", want[key], have[key],
-                                     STATE_RULES.get(key, []),
-                                     f"state.{key} {where}: want {want[key]!r}, have {have[key]!r}")
-
 
 def _parses(game: Game, text: str) -> bool:
     try:
@@ -212,8 +211,17 @@ def _norm(key, value):
     return value
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9_.-]+", "_", text.lower()).strip("_")[:40] or "engine"
+def _slug(adapter_name: str) -> str:
+    """A short folder name for an adapter: the class of python:, the program of cmd:."""
+    if adapter_name.startswith("python:"):
+        module, _, cls = adapter_name[7:].partition(":")
+        text = f"{module.rsplit('.', 1)[-1]}_{cls}"
+    elif adapter_name.startswith("cmd:"):
+        words = adapter_name[4:].split()
+        text = words[-1].rsplit("/", 1)[-1].rsplit(".", 1)[-1] if words else "cmd"
+    else:
+        text = adapter_name
+    return re.sub(r"[^a-z0-9_.-]+", "_", text.lower()).strip("_.")[:48] or "engine"
 
 
 def fuzz(spec: Spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | None = None,
