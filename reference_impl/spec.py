@@ -15,6 +15,7 @@ from pathlib import Path
 import jsonschema
 
 from .cards import Deck
+from .disputes import Dispute, read_disputes
 from .errors import SpecError, suggest
 from .yamlio import InputError, load_file
 
@@ -78,6 +79,7 @@ class Spec:
     invariants: list[dict]
     rules: list[Rule]
     areas: list[dict]
+    disputes: dict[str, Dispute] = field(default_factory=dict)  # D-id -> Dispute
 
     @property
     def rules_by_id(self) -> dict[str, Rule]:
@@ -151,6 +153,8 @@ def load_spec(root=None) -> Spec:
                 deck_data, options, presets, definitions, flow, invariants, rules, manifest["areas"])
     _check_references(spec, str(root / files["sources"]), options_file,
                       str(root / files["presets"]), str(root / files["invariants"]))
+    spec.disputes = read_disputes(_read(root, files["disputes"], "disputes.schema.json"), spec,
+                                  str(root / files["disputes"]))
     return spec
 
 

@@ -1,7 +1,8 @@
 """`durak lint`: consistency of spec/ beyond what its schemas check.
 
 Problems (exit 1): a preset that does not compile, an option no clause reads, an option or preset
-whose listed disputes or sources are empty. Notes (printed, exit 0): sources nobody cites.
+whose listed disputes or sources are empty, options and the dispute register (disputes.yaml)
+disagreeing. Notes (printed, exit 0): sources nobody cites.
 Case coverage (every legality rule has accepting and rejecting cases) joins when the conformance
 suite exists.
 """
@@ -53,14 +54,41 @@ def lint(spec: Spec) -> LintReport:
                                    "could set it and nothing would change")
         if not option.disputes:
             report.problems.append(f"options.yaml: option {name} lists no dispute it settles")
+    _check_disputes(spec, report)
     cited = {t for r in spec.rules for t in r.sources}
     cited |= {t for o in spec.options.values() for t in o.sources}
     cited |= {t for p in spec.presets.values() for t in p["sources"]}
+    cited |= {t for d in spec.disputes.values() for s in d.positions.values() for t in s.sources}
     uncited = sorted(set(spec.sources) - cited)
     if uncited:
         report.notes.append(f"{len(uncited)} sources are in the register but cited by no rule, "
-                            f"option or preset: {', '.join(uncited)}")
+                            f"option, preset or dispute: {', '.join(uncited)}")
     report.counts = {"rules": len(spec.rules), "options": len(spec.options),
                      "presets": len(spec.presets), "invariants": len(spec.invariants),
-                     "sources": len(spec.sources)}
+                     "sources": len(spec.sources), "disputes": len(spec.disputes)}
     return report
+
+
+def _check_disputes(spec: Spec, report: LintReport) -> None:
+    """The dispute register and options.yaml agree both ways: a dispute's `options` exist and
+    list it back; an option's `disputes` are in the register, not open, and name the option."""
+    for did, d in spec.disputes.items():
+        for name in d.options:
+            if name not in spec.options:
+                report.problems.append(f"disputes.yaml: {did} is decided by option {name}, "
+                                       "which options.yaml does not define")
+            elif did not in spec.options[name].disputes:
+                report.problems.append(f"disputes.yaml: {did} is decided by option {name}, but "
+                                       f"options.yaml does not list {did} under {name}.disputes")
+    for name, option in spec.options.items():
+        for did in option.disputes:
+            d = spec.disputes.get(did)
+            if d is None:
+                report.problems.append(f"options.yaml: option {name} settles {did}, which is not "
+                                       "in the dispute register disputes.yaml")
+            elif d.is_open:
+                report.problems.append(f"options.yaml: option {name} settles {did}, which "
+                                       "disputes.yaml lists as open; give it options and a ruling")
+            elif name not in d.options:
+                report.problems.append(f"options.yaml: option {name} settles {did}, but "
+                                       f"disputes.yaml does not list {name} under {did}.options")

@@ -1,0 +1,380 @@
+"""`durak judge`: settle a dispute over a concrete position, under one preset or all of them.
+
+A position is a setup in the notation of case setups (reference_impl/game.py, Setup.from_json),
+optionally with the disputed action; positions/README.md describes the file. For each variant the
+reference interpreter decides the action; the ruling names the rules that decided it (ids, text and
+sources stay in spec/), the option values those rules read and where each value comes from, what
+happens next, and the variant's position on each dispute concerned (spec/disputes.yaml). Across
+presets, options are flipped one at a time to find which disputes make the rulings differ.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+import click
+
+from durak.reference_impl.errors import DurakError, SetupError, suggest
+from durak.reference_impl.game import Game, Setup
+from durak.reference_impl.notation import action_text, parse_action
+from durak.reference_impl.spec import Rule, Spec
+from durak.reference_impl.state import Action, State
+from durak.reference_impl.yamlio import InputError, load_file
+
+META_FIELDS = ("action", "note", "disputes", "expect")
+OPTION_REF = re.compile(r"\bopt\.([a-z_][a-z0-9_]*)")
+WORD = re.compile(r"\b[a-z_][a-z0-9_]*\b")
+
+
+class PositionError(DurakError):
+    """A position file that cannot be read, or a position that cannot occur."""
+
+
+@dataclass
+class Position:
+    file: str
+    setup: Setup
+    action: object = None  # text or JSON form, parsed per game
+    note: str | None = None
+    disputes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Ruling:
+    """One variant's answer for a position and (optionally) an action."""
+
+    variant: str
+    preset: str
+    overrides: dict
+    action: str | None
+    legal: bool | None = None
+    reason: str = ""
+    rules: list[tuple[str, Rule]] = field(default_factory=list)  # (role, rule)
+    options: list[tuple[str, object, str]] = field(default_factory=list)  # name, value, origin
+    outcome: dict | None = None
+    legal_actions: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    option_values: dict = field(default_factory=dict)  # every option, resolved
+    option_origins: dict = field(default_factory=dict)  # default, preset NAME or override
+
+    @property
+    def forbidding_rule(self) -> str | None:
+        return next((r.id for role, r in self.rules if role == "forbids"), None)
+
+    @property
+    def key(self) -> tuple:
+        """What two rulings must share to agree: verdict, forbidding rule and outcome; without an
+        action, the legal actions."""
+        if self.action is None:
+            return tuple(self.legal_actions)
+        return (self.legal, self.forbidding_rule, self.outcome["text"] if self.outcome else None)
+
+
+# -- reading a position --------------------------------------------------------------------------
+
+def read_position(path, spec: Spec) -> Position:
+    """Read a position file: `{setup: {...}, action, note, disputes}`, or the setup fields at
+    the top level beside action, note and disputes."""
+    try:
+        data = load_file(path)
+    except InputError as exc:
+        raise PositionError(str(exc)) from None
+    if not isinstance(data, dict):
+        raise PositionError(f"{path}: a position is a mapping with a setup (hands, trump, ...), "
+                            f"not {type(data).__name__}")
+    if "setup" in data:
+        unknown = sorted(set(data) - {"setup", *META_FIELDS})
+        if unknown:
+            raise PositionError(f"{path}: unknown field(s) {unknown} beside setup; fields: setup, "
+                                f"{', '.join(META_FIELDS)}.{suggest(unknown[0], META_FIELDS)}")
+        setup_data = data["setup"]
+    else:
+        setup_data = {k: v for k, v in data.items() if k not in META_FIELDS}
+    limits = (spec.deck_data["players"]["min"], spec.deck_data["players"]["max"])
+    try:
+        setup = Setup.from_json(setup_data, spec.deck, limits)
+        _check_possible(setup)
+    except DurakError as exc:
+        raise PositionError(f"{path}: {exc}") from None
+    disputes = data.get("disputes", [])
+    if not isinstance(disputes, list):
+        raise PositionError(f"{path}: disputes: a list of dispute ids such as [D4], "
+                            f"not {disputes!r}")
+    for did in disputes:
+        if did not in spec.disputes:
+            raise PositionError(f"{path}: disputes: unknown dispute "
+                                f"{did!r}.{suggest(did, spec.disputes)}")
+    note = data.get("note")
+    if note is not None and not isinstance(note, str):
+        raise PositionError(f"{path}: note: text, not {note!r}")
+    return Position(str(path), setup, data.get("action"), note, disputes)
+
+
+def _check_possible(setup: Setup) -> None:
+    """What no sequence of play can produce, beyond what Setup.validate checks. Beaten-off bouts
+    move whole attack-and-cover pairs to the discard, so a stated discard count is even and needs
+    bouts that were beaten off."""
+    if setup.discard is None:
+        return
+    if setup.discard % 2:
+        raise SetupError(f"{setup.discard} cards in the discard; beaten-off bouts discard attack "
+                         "cards with their covers, so the count is even", "discard")
+    if setup.discard < 2 * setup.beaten_bouts:
+        raise SetupError(f"{setup.beaten_bouts} bouts beaten off discard at least "
+                         f"{2 * setup.beaten_bouts} cards, not {setup.discard}", "discard")
+    if setup.discard and not setup.beaten_bouts:
+        raise SetupError(f"{setup.discard} cards in the discard but no bout has been beaten off "
+                         "(beaten_bouts is 0)", "discard")
+
+
+def value_text(v) -> str:
+    """An option value as YAML writes it: null, true, false, 6, single."""
+    return "null" if v is None else str(v).lower() if isinstance(v, bool) else str(v)
+
+
+# -- ruling --------------------------------------------------------------------------------------
+
+def options_read(spec: Spec, texts, seen=None) -> list[str]:
+    """Options that clause texts read, through the definitions they use too, in first-use order."""
+    seen = set() if seen is None else seen
+    found: list[str] = []
+    for text in texts:
+        if not text:
+            continue
+        found += OPTION_REF.findall(text)
+        for word in WORD.findall(text):
+            if word in spec.definitions and word not in seen:
+                seen.add(word)
+                found += options_read(spec, [spec.definitions[word][1]], seen)
+    return list(dict.fromkeys(found))
+
+
+def rule_options(spec: Spec, rule: Rule) -> list[str]:
+    """Options a rule reads in its when, clause or key, or names under `options:`."""
+    read = options_read(spec, [rule.when, rule.clause, rule.key])
+    return list(dict.fromkeys(read + rule.options))
+
+
+def _flow_options(spec: Spec, events) -> list[str]:
+    texts = [step["when"] for e in events for step in spec.flow.get(e, [])
+             if isinstance(step, dict) and "when" in step]
+    return options_read(spec, texts)
+
+
+def rule_variant(spec: Spec, ruleset, position: Position, action: Action | None = None) -> Ruling:
+    """Judge `action` (or list the legal actions) in `position` under one ruleset."""
+    try:
+        game = Game(ruleset, position.setup)
+    except RuntimeError:  # the interpreter found nobody able to act
+        raise PositionError(f"{position.file}: nobody can act in this position under "
+                            f"{ruleset.name}; check the hands, the table and the roles") from None
+    except DurakError as exc:
+        raise PositionError(f"{position.file}: {exc}") from None
+    name = ruleset.preset + "".join(f" {k}={value_text(v)}"
+                                    for k, v in sorted(ruleset.overrides.items()))
+    ruling = Ruling(name, ruleset.preset, dict(ruleset.overrides), None,
+                    option_values=dict(ruleset.options),
+                    option_origins=dict(ruleset.option_origins))
+    state = game.full_state()
+    setup = position.setup
+    settled = None  # the bout-end decision that ran before anyone could act
+    if state["finished"] or state["bout"] != setup.bout:
+        settled = ruleset.decisions["bout_beaten_off" if state["beaten_bouts"] > setup.beaten_bouts
+                                    else "bout_taken"].rule
+        ruling.notes.append(f"nobody may act in the position as given, so its bout ends at once "
+                            f"({settled.id}); the legal actions listed are those after that")
+    ruling.legal_actions = [action_text(a) for a in game.legal_actions()]
+    consulted: list[str] = []
+    if action is not None:
+        act = action
+        ruling.action = action_text(act)
+        ruling.legal = settled is None and act in game.legal_actions()
+        if ruling.legal:
+            ruling.rules = [("allows", cr.rule) for cr in ruleset.legality[act.kind]]
+            if act.kind in ruleset.order:
+                ruling.rules.append(("order", ruleset.order[act.kind].rule))
+            after = game.clone()
+            try:
+                after.apply_action(act)
+            except RuntimeError:  # the interpreter found nobody able to act afterwards
+                raise PositionError(f"{position.file}: after {ruling.action} nobody can act under "
+                                    f"{name}; check that the position can occur") from None
+            ruling.outcome, events = _outcome(state, after.full_state())
+            ruling.rules += [("then", ruleset.decisions[d].rule)
+                             for d in _decisions(state, ruling.outcome)]
+            consulted += _flow_options(spec, [act.kind] + events)
+        else:
+            rule_id, ruling.reason = _explain(_as_given(ruleset, setup) if settled else game, act,
+                                              settled)
+            ruling.rules = [("forbids", spec.rule(rule_id))]
+            if settled is not None and rule_id != settled.id:
+                ruling.rules.append(("settles", settled))
+    for _, rule in ruling.rules:
+        consulted += rule_options(spec, rule)
+    ruling.options = [(n, ruleset.options[n], ruleset.option_origins[n])
+                      for n in dict.fromkeys(consulted)]
+    return ruling
+
+
+def _as_given(ruleset, setup: Setup) -> Game:
+    """The position exactly as the setup gives it. A Game settles on construction any bout that
+    nobody can continue; to name the rule that forbids an action in the position itself, explain()
+    runs on the state built from the setup before that settling."""
+    shell = Game(ruleset, setup, _state=State.__new__(State))
+    return Game(ruleset, setup, _state=shell._initial_state(setup))
+
+
+def _explain(game: Game, action: Action, settled: Rule | None) -> tuple[str, str]:
+    try:
+        return game.explain(action)
+    except RuntimeError:  # passes every legality rule, yet the bout had to end: that rule decides
+        return settled.id, "nobody may act in this position, so the bout ends"
+
+
+def _outcome(before: dict, after: dict) -> tuple[dict, list[str]]:
+    """What the action led to, and the bout-end events that ran."""
+    beaten = after["beaten_bouts"] > before["beaten_bouts"]
+    ended = beaten or after["bout"] > before["bout"] or after["finished"]
+    if not ended:
+        out = {"bout": "continues", "attacker": after["attacker"], "defender": after["defender"],
+               "taking": after["taking"]}
+        text = (f"the bout goes on: seat {after['attacker']} attacks, "
+                f"seat {after['defender']} defends")
+        out["text"] = text + (" and has said they take" if after["taking"] else "")
+        return out, []
+    event = "bout_beaten_off" if beaten else "bout_taken"
+    out = {"bout": "beaten_off" if beaten else "taken"}
+    first = ("the bout is beaten off" if beaten
+             else f"seat {before['defender']} picks up the table")
+    if after["finished"]:
+        result = after["result"] or {}
+        out.update(finished=True, fool=result.get("fool"), draw=bool(result.get("draw")))
+        out["text"] = f"{first}; the game is over: " + (
+            "a draw, nobody is the fool" if out["draw"] else f"seat {out['fool']} is the fool")
+    else:
+        out.update(finished=False, next_attacker=after["attacker"], next_defender=after["defender"])
+        out["text"] = f"{first}; seat {after['attacker']} attacks seat {after['defender']} next"
+    out["went_out"] = sorted(set(after["out"]) - set(before["out"]))
+    out["drew"] = bool(before["talon"])
+    return out, [event]
+
+
+def _decisions(before: dict, outcome: dict) -> list[str]:
+    """The decisions (rules with `decides:`) that shaped the outcome."""
+    if outcome["bout"] == "continues":
+        return []
+    names = ["bout_beaten_off" if outcome["bout"] == "beaten_off" else "bout_taken"]
+    if outcome["drew"]:
+        names += ["drawer", "draw_key"]
+    if outcome["went_out"] or outcome["finished"]:
+        names.append("out")
+    if outcome["finished"]:
+        return names + ["game_over", "fool"]
+    after = "beaten_off" if outcome["bout"] == "beaten_off" else "take"
+    return names + [f"next_attacker_after_{after}", "next_defender"]
+
+
+# -- comparing variants --------------------------------------------------------------------------
+
+@dataclass
+class Differences:
+    verdicts_differ: bool
+    groups: list[list[str]]  # variant names that rule alike
+    options: list[str]  # options whose values make the rulings differ
+    disputes: list[str]  # dispute ids decided by those options
+    combined: bool = False  # no single option explains it; these options differ together
+
+
+def compare(spec: Spec, position: Position, action: Action | None,
+            rulings: list[Ruling]) -> Differences | None:
+    """Group rulings that agree and find the options (and so the disputes) that split them: an
+    option counts when setting it, alone, to another group's value changes a variant's ruling."""
+    groups: dict[tuple, list[Ruling]] = {}
+    for r in rulings:
+        groups.setdefault(r.key, []).append(r)
+    if len(groups) < 2:
+        return None
+    decisive: list[str] = []
+    candidates: list[str] = []
+    cache: dict = {}
+    for a in rulings:
+        read_a = {n for n, _, _ in a.options} if action is not None else set(spec.options)
+        for b in rulings:
+            if a.key == b.key:
+                continue
+            read = read_a | {n for n, _, _ in b.options}
+            for name in sorted(read):
+                value = b.option_values[name]
+                if _same(a.option_values[name], value):
+                    continue
+                candidates.append(name)
+                flip = (a.preset, tuple(sorted(a.overrides.items(), key=str)), name, repr(value))
+                if flip not in cache:
+                    try:
+                        rs = spec.ruleset(a.preset, {**a.overrides, name: value})
+                        cache[flip] = rule_variant(spec, rs, position, action).key != a.key
+                    except DurakError:  # a combination the spec rejects says nothing here
+                        cache[flip] = False
+                if cache[flip]:
+                    decisive.append(name)
+    combined = not decisive
+    chosen = list(dict.fromkeys(decisive or candidates))
+    disputes = [d.id for d in spec.disputes.values() if set(d.options) & set(chosen)]
+    verdicts = {(r.legal, r.outcome["text"] if r.outcome else None, tuple(r.legal_actions)
+                 if action is None else ()) for r in rulings}
+    return Differences(len(verdicts) > 1, [[r.variant for r in g] for g in groups.values()],
+                       chosen, disputes, combined)
+
+
+def _same(a, b) -> bool:
+    return a == b and type(a) is type(b)
+
+
+def parse_position_action(spec: Spec, position: Position, cli_action: str | None) -> Action | None:
+    """The action to judge: --action if given, else the file's `action`, else None."""
+    raw, where = (cli_action, "--action") if cli_action is not None else (
+        position.action, f"{position.file}: action")
+    if raw is None:
+        return None
+    try:
+        return parse_action(raw, spec.deck, position.setup.players)
+    except DurakError as exc:
+        raise PositionError(f"{where}: {exc}") from None
+
+
+# -- command -------------------------------------------------------------------------------------
+
+@click.command("judge")
+@click.argument("position_file", type=click.Path(dir_okay=False))
+@click.option("--action", default=None, metavar="ACTION",
+              help="The disputed action, e.g. '2 throw 9D' (default: the file's `action`).")
+@click.option("--variant", default=None, help="Preset to rule under (default podkidnoy).")
+@click.option("--all-variants", is_flag=True, help="Rule under every preset and compare.")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="Override an option of each preset (repeatable).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.pass_context
+def judge_command(ctx, position_file, action, variant, all_variants, options, fmt):
+    """Rule on an action in a mid-game position: legal or not, by which rules, with which
+    option values and sources; with --all-variants, which presets rule otherwise and the disputes
+    behind it. Without an action, list the legal actions."""
+    from durak.tools.cli import UserError, _load, _parse_options
+    from durak.tools.judge_report import to_json, to_text
+    if variant is not None and all_variants:
+        raise UserError("give --variant or --all-variants, not both")
+    spec = _load(ctx)
+    overrides = _parse_options(options)
+    try:
+        position = read_position(position_file, spec)
+        act = parse_position_action(spec, position, action)
+        presets = list(spec.presets) if all_variants else [variant or "podkidnoy"]
+        rulings = [rule_variant(spec, spec.ruleset(p, overrides), position, act) for p in presets]
+        diff = compare(spec, position, act, rulings) if len(rulings) > 1 else None
+    except DurakError as exc:
+        raise UserError(str(exc)) from None
+    if fmt == "json":
+        click.echo(json.dumps(to_json(spec, position, rulings, diff), indent=2))
+    else:
+        click.echo(to_text(spec, position, rulings, diff))
