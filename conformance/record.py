@@ -46,7 +46,7 @@ def _verdicts(spec: Spec, variant: str, options: dict, setup: dict, actions: lis
 
 def record_case(spec: Spec, *, id: str, description: str, rules: list[str], setup: dict,
                 steps: list, variants: list[str] | None = None, options: dict | None = None,
-                state: str = "last", legal: str = "last", start_legal: bool = False,
+                state: str = "last", legal: str = "last", start_legal: bool | list = False,
                 generated: dict | None = None) -> dict:
     """Build a case dict whose expectations come from (and are checked against) the reference.
 
@@ -105,6 +105,12 @@ def record_case(spec: Spec, *, id: str, description: str, rules: list[str], setu
     if options:
         case["options"] = options
     case["setup"] = setup
+    if isinstance(start_legal, list):
+        from .runner import compare_legal
+        diff = compare_legal(start_legal, first_legal)
+        if diff:
+            raise CaseError(id, f"the legal set claimed before the first step differs from the "
+                            f"reference's: missing {diff[0]}, extra {diff[1]}", "legal")
     if start_legal:
         case["legal"] = first_legal
     case["steps"] = out_steps

@@ -115,9 +115,10 @@ def check_command(ctx, adapter_name, cases, rules, areas, variants, cases_dir, k
     unknown = [v for v in variants if v not in spec.presets]
     if unknown:
         raise UserError(f"unknown preset {unknown[0]!r}; presets: {', '.join(spec.presets)}")
-    bad_area = [a for a in areas if a not in spec.areas]
+    area_ids = [a["id"] for a in spec.areas]
+    bad_area = [a for a in areas if a not in area_ids]
     if bad_area:
-        raise UserError(f"unknown area {bad_area[0]!r}; areas: {', '.join(spec.areas)}")
+        raise UserError(f"unknown area {bad_area[0]!r}; areas: {', '.join(area_ids)}")
     selection = Selection(tuple(cases), tuple(rules), tuple(areas), tuple(variants))
     console = Console(stderr=True)
     try:
@@ -168,7 +169,8 @@ def record_command(ctx, files, state, legal):
             case = record_case(spec, id=data["id"], description=data.get("description", ""),
                                rules=data.get("rules", []), setup=data["setup"], steps=steps,
                                variants=data.get("variants"), options=data.get("options"),
-                               state=state, legal=legal, start_legal="legal" in data,
+                               state=state, legal=legal,
+                               start_legal=data.get("legal") or "legal" in data,
                                generated=data.get("generated"))
             root = Path(name).resolve().parents[len(Path(data["id"]).parts) - 1]
             path = write_case(case, spec, root)
