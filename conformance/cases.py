@@ -142,6 +142,22 @@ def case_files(root: Path | None = None) -> list[Path]:
     return sorted(root.rglob("*.yaml"))
 
 
+_CACHE: dict = {}  # (path, mtime, size, spec root) -> Case: files are parsed and validated once
+
+
+def _read_case(path: Path, spec: Spec, rel_id: str):
+    st = path.stat()
+    key = (str(path), st.st_mtime_ns, st.st_size, str(spec.root), tuple(spec.rules_by_id),
+           tuple(spec.presets), tuple(spec.options))
+    if key not in _CACHE:
+        data = load_file(path)
+        if isinstance(data, dict) and "retired" in data and set(data) <= {"id", "retired", "description"}:
+            _CACHE[key] = data.get("id", rel_id)
+        else:
+            _CACHE[key] = parse_case(data, spec, str(path), rel_id)
+    return _CACHE[key]
+
+
 def load_suite(spec: Spec, root: Path | None = None) -> Suite:
     """Load every case under `root`; invalid files are collected, not fatal."""
     root = Path(root) if root is not None else CASES_DIR
@@ -149,17 +165,15 @@ def load_suite(spec: Spec, root: Path | None = None) -> Suite:
     for path in case_files(root):
         rel_id = path.relative_to(root).with_suffix("").as_posix()
         try:
-            data = load_file(path)
+            case = _read_case(path, spec, rel_id)
         except InputError as exc:
             broken.append(CaseError(str(path), exc.message))
             continue
-        if isinstance(data, dict) and "retired" in data and set(data) <= {"id", "retired", "description"}:
-            retired.append(data.get("id", rel_id))
-            continue
-        try:
-            case = parse_case(data, spec, str(path), rel_id)
         except CaseError as exc:
             broken.append(exc)
+            continue
+        if isinstance(case, str):
+            retired.append(case)
             continue
         if case.id in seen:
             broken.append(CaseError(str(path), f"id {case.id!r} is also used by {seen[case.id]}", "id"))

@@ -53,7 +53,8 @@ def record_case(spec: Spec, *, id: str, description: str, rules: list[str], setu
     `steps` holds action texts (the reference's verdict is recorded) or dicts with `do` and the
     claimed `expect`, `rule`, partial `state` or `legal` (a claim the reference contradicts raises
     CaseError; a claimed state is then completed). `state` and
-    `legal` say after which steps to record them: every, last or none.
+    `legal` say after which steps to record them: every, last or none (and for state, bouts:
+    whenever a bout has just ended, and after the last step).
     """
     variants = list(variants or ["podkidnoy"])
     options = dict(options or {})
@@ -94,7 +95,8 @@ def record_case(spec: Spec, *, id: str, description: str, rules: list[str], setu
             step["rule"] = rule
         if claim.get("note"):
             step["note"] = claim["note"]
-        if state == "every" or (state == "last" and i == last) or claim.get("state"):
+        bout_over = state == "bouts" and not st["table"]
+        if state == "every" or bout_over or (state in ("last", "bouts") and i == last) or claim.get("state"):
             step["state"] = st
         if legal == "every" or (legal == "last" and i == last) or claim.get("legal") is not None:
             step["legal"] = lg
@@ -120,7 +122,8 @@ def record_case(spec: Spec, *, id: str, description: str, rules: list[str], setu
 
 
 def golden_case(spec: Spec, variant: str, players: int, seed: int) -> dict:
-    """A complete seeded game under `variant`, with the state and legal set after every step."""
+    """A complete seeded game under `variant`: the legal set after every step, the state after
+    every bout and at the end."""
     rs = spec.ruleset(variant)
     setup = Setup.deal(rs, players, seed)
     game = Game(rs, setup)
@@ -135,8 +138,8 @@ def golden_case(spec: Spec, variant: str, players: int, seed: int) -> dict:
     return record_case(
         spec, id=f"golden/{variant}/{players}p_seed{seed}",
         description=f"A complete {variant} game for {players} players (seed {seed}), with the "
-                    f"state and legal actions after every step",
-        rules=rules, setup=setup.to_json(), steps=actions, variants=[variant], state="every",
+                    f"legal actions after every step and the state after every bout",
+        rules=rules, setup=setup.to_json(), steps=actions, variants=[variant], state="bouts",
         legal="every", start_legal=True,
         generated={"by": "durak cases golden", "seed": seed,
                    "note": "uniformly random legal actions on the reference interpreter"})

@@ -39,27 +39,45 @@ class _GuardedLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
     def construct_mapping(self, node, deep=False):
-        seen = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            try:
-                hashable = key in seen
-            except TypeError:
-                raise yaml.constructor.ConstructorError(
-                    None, None, "a mapping key must be a plain value", key_node.start_mark) from None
-            if hashable:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark)
-            seen.add(key)
+        _check_duplicates(self, node, deep)
         return super().construct_mapping(node, deep=deep)
+
+
+def _check_duplicates(loader, node, deep) -> None:
+    seen = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        try:
+            hashable = key in seen
+        except TypeError:
+            raise yaml.constructor.ConstructorError(
+                None, None, "a mapping key must be a plain value", key_node.start_mark) from None
+        if hashable:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark)
+        seen.add(key)
+
+
+_CBase = getattr(yaml, "CSafeLoader", None)
+if _CBase is not None:
+    class _FastGuardedLoader(_CBase):
+        """The C parser with the duplicate-key guard, for text without anchors (so no aliases)."""
+
+        def construct_mapping(self, node, deep=False):
+            _check_duplicates(self, node, deep)
+            return _CBase.construct_mapping(self, node, deep=deep)
+else:  # pragma: no cover - PyYAML built without libyaml
+    _FastGuardedLoader = None
 
 
 def parse_text(text: str, file: str = "<input>"):
     """Parse YAML (a superset of JSON) with the guards above."""
     if len(text) > MAX_BYTES:
         raise InputError(file, f"is {len(text)} bytes; the limit is {MAX_BYTES}")
+    # An alias needs an anchor (&); text without one can't be an alias bomb: parse it in C.
+    loader = _FastGuardedLoader if _FastGuardedLoader is not None and "&" not in text else _GuardedLoader
     try:
-        return yaml.load(text, Loader=_GuardedLoader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=loader)  # noqa: S506 - SafeLoader subclasses
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
