@@ -1,0 +1,86 @@
+"""durak_docs: the Sphinx extension that builds the reference pages from spec/ and conformance/.
+
+At `builder-inited` it loads the spec (config `durak_spec_dir`, or the environment variable
+DURAK_DOCS_SPEC, or the checkout's spec/) and the conformance cases of the checkout
+(`durak_root` / DURAK_DOCS_ROOT), and writes reST skeletons into docs/_generated/. The skeletons
+call the directives of this package, which render every rule, option, preset, dispute, invariant,
+source, case and position from the loaded data.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.transforms import SphinxTransform
+from sphinx.util import logging
+
+from durak.reference_impl.errors import DurakError
+from durak.reference_impl.yamlio import InputError
+
+from . import directives, links, position, reference, state, transcript
+from .data import DocsData
+from .pages import build_pages
+
+GENERATED = "_generated"
+logger = logging.getLogger(__name__)
+
+
+def _paths(app) -> tuple[Path, Path]:
+    root = app.config.durak_root or os.environ.get("DURAK_DOCS_ROOT") or Path(app.srcdir).parent
+    spec = app.config.durak_spec_dir or os.environ.get("DURAK_DOCS_SPEC") or Path(root) / "spec"
+    return Path(spec).resolve(), Path(root).resolve()
+
+
+def generate(app) -> None:
+    """Load the spec and cases, then (re)write the generated pages that changed."""
+    spec_dir, root = _paths(app)
+    try:
+        data = DocsData.load(spec_dir, root)
+    except (DurakError, InputError) as exc:
+        # A broken spec is the author's mistake, not Sphinx's: one line, no crash report.
+        logger.error("durak_docs: can't load the spec: %s", exc)
+        raise SystemExit(2) from None
+    state.set_data(data)
+    gendir = Path(app.srcdir) / GENERATED
+    pages = build_pages(data, gendir)
+    for rel, text in pages.items():
+        path = gendir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+    for path in gendir.rglob("*"):
+        if path.is_file() and path.relative_to(gendir).as_posix() not in pages:
+            path.unlink()  # a page of a rule area the spec no longer has
+
+
+class ExactIds(SphinxTransform):
+    """Give each documented id's section the id itself as its first HTML id (`limits.cap`), and
+    point its label there, keeping Sphinx's normalised form (`limits-cap`) as a second anchor."""
+
+    default_priority = 800  # before SphinxDomains (850) collects the labels
+
+    def apply(self, **kwargs) -> None:
+        if not self.env.docname.startswith(GENERATED + "/"):
+            return
+        exact = state.data().exact_anchor_names()
+        for section in self.document.findall(nodes.section):
+            for name in section["names"]:
+                if name in exact and exact[name] not in section["ids"]:
+                    section["ids"].insert(0, exact[name])
+                    self.document.ids[exact[name]] = section
+                    self.document.nameids[name] = exact[name]
+
+
+def setup(app):
+    app.add_config_value("durak_spec_dir", None, "env", [str])
+    app.add_config_value("durak_root", None, "env", [str])
+    app.connect("builder-inited", generate)
+    app.connect("include-read", links.on_include_read)
+    for table in (directives.DIRECTIVES, reference.DIRECTIVES, position.DIRECTIVES,
+                  transcript.DIRECTIVES):
+        for name, cls in table.items():
+            app.add_directive(name, cls)
+    app.add_transform(ExactIds)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

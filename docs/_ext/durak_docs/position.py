@@ -1,0 +1,211 @@
+"""Pictures of positions: a setup drawn as SVG (hands, table pairs, talon and trump), and the
+reference interpreter's verdict on an action under each variant, computed at build time.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+from docutils import nodes
+from durak.reference_impl.errors import DurakError
+from durak.reference_impl.game import Game, Setup
+from durak.reference_impl.yamlio import InputError, load_file
+
+from .directives import DurakDirective, preset_link, rule_link
+from .util import fields, joined, literal, para, ref, strong, table
+
+SUITS = {"S": ("\u2660", "#1d1d1d"), "C": ("\u2663", "#1d1d1d"), "D": ("\u2666", "#c0392b"),
+         "H": ("\u2665", "#c0392b")}
+CW, CH = 40, 56          # card size
+LABEL = 150              # width of the seat labels
+PAIR = CW + 26           # distance between table pairs
+ROW = CH + 16            # height of a seat's row
+
+
+def card_svg(text: str, x: float, y: float, trump_suit: str, marked: bool = False) -> str:
+    """One face-up card; trumps are tinted, the card an action plays is outlined."""
+    rank, suit = text[:-1], text[-1]
+    symbol, colour = SUITS[suit]
+    fill = "#fdf3c4" if suit == trump_suit else "#ffffff"
+    stroke = 'stroke="#1f6fd1" stroke-width="3"' if marked else 'stroke="#555"'
+    return (f'<g transform="translate({x:g},{y:g})">'
+            f'<rect width="{CW}" height="{CH}" rx="4" fill="{fill}" {stroke}/>'
+            f'<text x="4" y="14" font-size="12" font-family="sans-serif" fill="{colour}">'
+            f'{"10" if rank == "T" else rank}</text>'
+            f'<text x="4" y="27" font-size="11" fill="{colour}">{symbol}</text>'
+            f'<text x="{CW / 2 + 3}" y="{CH / 2 + 14}" font-size="22" text-anchor="middle" '
+            f'fill="{colour}">{symbol}</text></g>')
+
+
+def back_svg(x: float, y: float) -> str:
+    return (f'<rect x="{x}" y="{y}" width="{CW}" height="{CH}" rx="4" fill="#35608f" '
+            f'stroke="#1f3b5a"/>')
+
+
+def text_svg(x: float, y: float, text: str, size: int = 13, weight: str = "normal") -> str:
+    return (f'<text x="{x}" y="{y}" font-size="{size}" font-family="sans-serif" '
+            f'font-weight="{weight}" fill="#222">{escape(text)}</text>')
+
+
+def position_svg(view: dict, title: str, marked=frozenset()) -> str:
+    """SVG of an observable state (the JSON of `Game.full_state`); `marked` cards are outlined."""
+    trump_suit = view["trump_suit"]
+    hands, table_pairs = view["hands"], view["table"]
+    longest = max((len(h) for h in hands), default=0)
+    step = CW + 6 if longest <= 10 else max(16, (10 * (CW + 6)) // longest)
+    width = max(LABEL + longest * step + 20, LABEL + len(table_pairs) * PAIR + 150, 460)
+    parts = []
+    for seat, hand in enumerate(hands):
+        y = 10 + seat * ROW
+        roles = [r for r, on in (("attacker", seat == view["attacker"]),
+                                 ("defender", seat == view["defender"]),
+                                 ("out", seat in view["out"]),
+                                 ("passed", seat in view["passed"])) if on]
+        parts.append(text_svg(10, y + 24, f"Seat {seat}", 14, "bold"))
+        if roles:
+            parts.append(text_svg(10, y + 42, ", ".join(roles)))
+        parts += [card_svg(c, LABEL + i * step, y, trump_suit, c in marked)
+                  for i, c in enumerate(hand)]
+    y = 18 + len(hands) * ROW
+    parts.append(f'<rect x="4" y="{y - 8}" width="{width - 8}" height="{CH + 34}" rx="8" '
+                 f'fill="#e8f1e4" stroke="#9bb79a"/>')
+    parts.append(text_svg(10, y + 24, "Table", 14, "bold"))
+    if view["taking"]:
+        parts.append(text_svg(10, y + 42, "defender takes"))
+    for i, (attack, cover) in enumerate(table_pairs):
+        x = LABEL + i * PAIR
+        parts.append(card_svg(attack, x, y, trump_suit, attack in marked))
+        if cover:
+            parts.append(card_svg(cover, x + 14, y + 12, trump_suit, cover in marked))
+    tx = width - 120
+    talon = view["talon"]
+    if talon:
+        # The trump lies face up under the talon; drawn beside it so that it can be read.
+        parts.append(back_svg(tx, y))
+        parts.append(card_svg(view["trump"], tx + 26, y + 6, trump_suit))
+        parts.append(text_svg(tx, y + CH + 20, f"talon {len(talon)}, trump last", 11))
+    else:
+        parts.append(text_svg(tx, y + 24, f"trump {SUITS[trump_suit][0]} ({view['trump']})", 14,
+                              "bold"))
+        parts.append(text_svg(tx, y + 42, "talon empty", 12))
+    height = y + CH + 30
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{width}" '
+            f'height="{height}" viewBox="0 0 {width} {height}"><title>{escape(title)}</title>'
+            + "".join(parts) + "</svg>")
+
+
+SETUP_FIELDS = {"hands", "talon", "trump", "dealer", "attacker", "defender", "table", "taking",
+                "passed", "out", "bout", "beaten_bouts", "discard"}
+POSITION_FIELDS = {"title", "setup", "action", "note", "disputes", "expect", "variants"}
+
+
+def setup_view(game: Game) -> dict:
+    """The position as its file gives it (before any bout that cannot go on has ended), in the
+    notation of `Game.full_state`; roles the file leaves out are the ones the rules decided."""
+    s, first = game.setup, game.state
+    return {"hands": [_texts(h) for h in s.hands], "talon": _texts(s.talon), "trump": s.trump.text,
+            "trump_suit": s.trump.suit,
+            "table": [[a.text, d.text if d is not None else None] for a, d in s.table],
+            "attacker": s.attacker if s.attacker is not None else first.attacker,
+            "defender": s.defender if s.defender is not None else first.defender,
+            "taking": s.taking, "passed": list(s.passed), "out": list(s.out)}
+
+
+def _texts(cards) -> list[str]:
+    return [c.text for c in cards]
+
+
+def read_position(path: Path) -> dict:
+    """A position file of positions/ (see positions/README.md): the setup under `setup`, or its
+    fields at the top level beside the others. Raises DurakError naming the file."""
+    try:
+        pos = load_file(path)
+    except InputError as exc:
+        raise DurakError(str(exc)) from None
+    if not isinstance(pos, dict):
+        raise DurakError(f"{path}: a position is a mapping with a setup")
+    if "setup" not in pos:
+        pos = {"setup": {k: v for k, v in pos.items() if k in SETUP_FIELDS},
+               **{k: v for k, v in pos.items() if k not in SETUP_FIELDS}}
+    unknown = set(pos) - POSITION_FIELDS
+    if unknown:
+        raise DurakError(f"{path}: unknown field(s) {sorted(unknown)}; fields: "
+                         f"{', '.join(sorted(POSITION_FIELDS | SETUP_FIELDS))}")
+    return pos
+
+
+def judge(pos: dict, data) -> dict:
+    """variant -> (game, rule id or '', reason): the reference's verdict on the position's action
+    under each variant (rule id '' when the action is legal or there is none)."""
+    out = {}
+    for v in pos.get("variants") or list(data.rulesets):
+        rs = data.rulesets.get(v)
+        if rs is None:
+            raise DurakError(f"unknown preset {v!r}; presets: {', '.join(data.rulesets)}")
+        game = Game(rs, Setup.from_json(pos["setup"], rs.deck, rs.player_limits))
+        rule_id, reason = "", ""
+        if pos.get("action"):
+            try:
+                rule_id, reason = game.explain(game.parse_action(pos["action"]))
+            except DurakError as exc:
+                raise DurakError(f"action {pos['action']!r}: {exc}") from None
+        out[v] = (game, rule_id, reason)
+    return out
+
+
+def position_areas(pos: dict, data) -> set[str]:
+    """Rule areas a position illustrates: those of the rules that refuse its action under some
+    variant, and of the rules of the disputes it is about."""
+    rules = {rule for _g, rule, _r in judge(pos, data).values() if rule}
+    for did in pos.get("disputes") or []:
+        rules |= set(data.disputes.get(did, {}).get("rules", []))
+    return {data.spec.rules_by_id[r].area for r in rules if r in data.spec.rules_by_id}
+
+
+class PositionDirective(DurakDirective):
+    """``.. durak-position:: positions/file.yaml`` (a path in the checkout): the position drawn,
+    its note and disputes, and the reference interpreter's verdict on its action per preset."""
+
+    required_arguments = 1
+
+    def run(self):
+        data = self.data()
+        path = data.root / self.arguments[0]
+        self.env.note_dependency(str(path))
+        try:
+            pos = read_position(path)
+            games = judge(pos, data)
+        except DurakError as exc:
+            self.fail(str(exc))
+        view = setup_view(next(iter(games.values()))[0])
+        action = str(pos.get("action") or "")
+        marked = set(action.replace(" with ", " ").split()[2:])
+        title = pos.get("title") or pos.get("note") or self.arguments[0]
+        figure = nodes.container(classes=["durak-position"])
+        figure += nodes.raw("", position_svg(view, title, marked), format="html")
+        out = [figure]
+        if pos.get("note"):
+            out.append(para(pos["note"]))
+        facts = [("Trump", view["trump"]), ("File", [literal(self.arguments[0])])]
+        if pos.get("disputes"):
+            facts.append(("Disputes", joined([ref(f"dispute.{d}", d) for d in pos["disputes"]])))
+        out.append(fields(facts))
+        if action:
+            out.append(self._verdicts(action, games))
+        return out
+
+    def _verdicts(self, action: str, games: dict) -> nodes.Node:
+        rows = []
+        for variant, (_game, rule_id, reason) in games.items():
+            verdict = ([strong("accepted")] if not rule_id else
+                       [strong("refused"), nodes.Text(" by "), rule_link(rule_id),
+                        nodes.Text(f": {reason}")])
+            rows.append([[preset_link(variant)], verdict])
+        caption = para("The reference interpreter's verdict on ", literal(action),
+                       ", computed when these pages were built:")
+        return nodes.container("", caption, table(["variant", "verdict"], rows, [3, 9]),
+                               classes=["durak-verdicts"])
+
+
+DIRECTIVES = {"durak-position": PositionDirective}

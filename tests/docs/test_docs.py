@@ -1,0 +1,229 @@
+"""The Sphinx docs: built with -W from spec/, every rule anchored by its id, every option in the
+preset matrix, edits of the spec showing up, and the tutorial's engine passing real cases.
+
+Each build runs `sphinx-build -W` in a subprocess on a copy of docs/ (so the generated pages of a
+spec copy never land in the working tree), pointed at the checkout for conformance/ and positions/.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shutil
+import subprocess
+import sys
+from html import unescape
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from docutils.nodes import make_id
+
+from durak.reference_impl.spec import load_spec
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+sys.path.insert(0, str(DOCS / "_ext"))
+
+from durak_docs.clause import pretty  # noqa: E402
+
+
+def build(tmp: Path, spec_dir: Path | None = None) -> subprocess.CompletedProcess:
+    src = tmp / "docs"
+    shutil.copytree(DOCS, src, ignore=shutil.ignore_patterns("_build", "_generated", "__pycache__"))
+    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", str(src),
+           str(tmp / "html"), "-D", f"durak_root={ROOT}"]
+    if spec_dir is not None:
+        cmd += ["-D", f"durak_spec_dir={spec_dir}"]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("site")
+    done = build(tmp)
+    assert done.returncode == 0, f"sphinx-build -W failed:\n{done.stderr[-4000:]}"
+    return tmp / "html"
+
+
+def page(site: Path, rel: str) -> str:
+    return (site / rel).read_text(encoding="utf-8")
+
+
+def yaml_text(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "null" if value is None else str(value)
+
+
+def text(html: str) -> str:
+    return unescape(re.sub(r"<[^>]+>", "", html))
+
+
+class Tables(HTMLParser):
+    """Rows of the tables of a page, each cell as its text and the hrefs inside it."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables: list[tuple[list[str], list]] = []
+        self._cell = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table":
+            self.tables.append(((attrs.get("class") or "").split(), []))
+        elif tag == "tr" and self.tables:
+            self.tables[-1][1].append([])
+        elif tag in ("td", "th") and self.tables:
+            self._cell = {"text": "", "hrefs": []}
+            self.tables[-1][1][-1].append(self._cell)
+        elif tag == "a" and self._cell is not None and attrs.get("href"):
+            self._cell["hrefs"].append(attrs["href"])
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell["text"] += data
+
+
+def tables(html: str, cls: str) -> list[list[list[dict]]]:
+    parser = Tables()
+    parser.feed(html)
+    return [rows for classes, rows in parser.tables if cls in classes]
+
+
+def test_every_rule_is_anchored_by_its_id_on_its_area_page(site, spec):
+    for rule in spec.rules:
+        html = page(site, f"_generated/rules/{rule.area}.html")
+        assert f'id="{rule.id}"' in html, f"{rule.id} has no anchor #{rule.id}"
+        normalised = make_id(rule.id)
+        assert f'id="{normalised}"' in html, f"{rule.id} has no anchor #{normalised}"
+        assert rule.title in text(html), rule.title
+
+
+def test_every_option_is_a_row_of_the_matrix_with_each_presets_value(site, spec):
+    (matrix,) = tables(page(site, "_generated/presets.html"), "durak-matrix")
+    header, rows = matrix[0], matrix[1:]
+    presets = [c["text"].strip() for c in header[2:]]
+    assert presets == list(spec.presets)
+    by_option = {r[0]["text"].strip(): r for r in rows}
+    assert list(by_option) == list(spec.options)
+    resolved = {p: spec.ruleset(p).options for p in presets}
+    for name, row in by_option.items():
+        assert any(h.endswith(f"options.html#opt.{name}") for h in row[0]["hrefs"]), name
+        for preset, cell in zip(presets, row[2:]):
+            assert cell["text"].strip().rstrip("↑") == yaml_text(resolved[preset][name]), name
+
+
+def test_options_invariants_disputes_and_sources_have_anchors(site, spec):
+    options = page(site, "_generated/options.html")
+    assert all(f'id="opt.{name}"' in options for name in spec.options)
+    invariants = page(site, "_generated/invariants.html")
+    assert all(f'id="{inv["id"]}"' in invariants for inv in spec.invariants)
+    disputes = page(site, "_generated/disputes.html")
+    assert all(f'id="dispute.{d}"' in disputes for d in spec.disputes)
+    sources = page(site, "_generated/sources.html")
+    assert all(f'id="src.{tag}"' in sources for tag in spec.sources)
+
+
+def test_every_case_is_listed_and_linked_from_the_rules_it_cites(site, spec):
+    from durak.conformance.cases import CASES_DIR, case_files
+    from durak.reference_impl.yamlio import load_file
+
+    cases_page = page(site, "_generated/cases.html")
+    files = [f for f in case_files(CASES_DIR) if "/golden/" not in f.as_posix()]
+    for path in files:
+        case = load_file(path)
+        if "retired" in case:
+            continue
+        assert f'id="case.{case["id"]}"' in cases_page, case["id"]
+        for rule_id in case["rules"]:
+            area = spec.rule(rule_id).area
+            area_page = page(site, f"_generated/rules/{area}.html")
+            assert f'cases.html#case.{case["id"]}"' in area_page, (case["id"], rule_id)
+
+
+def test_protocol_and_case_format_pages_include_the_conformance_documents(site):
+    protocol = text(page(site, "_generated/protocol.html"))
+    headings = [line.lstrip("#").replace("`", "").strip()
+                for line in (ROOT / "conformance" / "PROTOCOL.md").read_text().splitlines()
+                if line.startswith("## ")]
+    assert headings and all(h in protocol for h in headings)
+    fields = page(site, "_generated/case-format.html")
+    schema = json.loads((ROOT / "conformance/schemas/case.schema.json").read_text())
+    for name in schema["properties"]:
+        assert f'<span class="pre">{name}</span></code>' in fields, name
+
+
+def test_the_tutorial_transcript_is_the_engine_speaking_the_protocol(site):
+    tutorial = page(site, "tutorial-check-your-engine.html")
+    assert "&quot;rule&quot;: &quot;defence.beat&quot;" in tutorial
+    assert "&quot;cmd&quot;: &quot;stop&quot;" in tutorial
+
+
+def test_positions_are_drawn_as_svg_with_a_verdict_per_variant(site):
+    html = page(site, "_generated/positions.html")
+    files = sorted((ROOT / "positions").glob("*.yaml"))
+    assert html.count("<svg ") == len(files)
+    limits = page(site, "_generated/rules/limits.html")
+    assert "<svg " in limits and 'href="#limits.cap"' in limits
+
+
+def test_a_rule_added_to_a_spec_copy_shows_up_anchored(spec_copy, tmp_path):
+    spec_copy.edit("rules/limits.yaml", "rules:\n", """rules:
+  - id: limits.docs_probe
+    title: A rule that exists only in this copy
+    text: A bout MUST NOT hold more than forty attack cards.
+    sources: [W19]
+    catalogue: [R16]
+    applies_to: [attack, throw]
+    clause: "table_attack_count + 1 <= 40 or opt.pile_on == 'any_time'"
+    violation: forty cards are enough
+""")
+    done = build(tmp_path / "copy", spec_copy.root)
+    assert done.returncode == 0, done.stderr[-4000:]
+    html = page(tmp_path / "copy" / "html", "_generated/rules/limits.html")
+    assert 'id="limits.docs_probe"' in html and "A rule that exists only in this copy" in html
+    assert 'href="../options.html#opt.pile_on"' in html  # the clause links the option it reads
+    options = page(tmp_path / "copy" / "html", "_generated/options.html")
+    assert 'limits.html#limits.docs_probe"' in options  # ... and the option lists the rule
+
+
+def test_a_broken_spec_stops_the_build_with_one_line_naming_the_file(spec_copy, tmp_path):
+    spec_copy.edit("rules/limits.yaml", "sources: [W19, BGA, TAKE, CZM, PGT-K-new]",
+                   "sources: [W19, NOSUCH]")
+    done = build(tmp_path / "broken", spec_copy.root)
+    assert done.returncode == 2
+    assert "can't load the spec" in done.stderr and "limits.yaml" in done.stderr
+    assert "NOSUCH" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_clause_layout_keeps_every_clause_s_syntax_tree():
+    spec = load_spec()
+    texts = [t for r in spec.rules for t in (r.clause, r.key, r.when) if t]
+    texts += [i["clause"] for i in spec.invariants] + [d[1] for d in spec.definitions.values()]
+    for text in texts:
+        laid_out = pretty(text, width=40)
+        assert ast.dump(ast.parse(f"({laid_out})", mode="eval")) == \
+            ast.dump(ast.parse(text.strip(), mode="eval")), text
+    assert "\n" in pretty(spec.rule("throw_in.who").clause, width=40)  # long clauses are split
+
+
+def test_the_tutorial_engine_passes_a_case_and_writes_both_reports(tmp_path):
+    engine = DOCS / "tutorial" / "my_engine.py"
+    cases = tmp_path / "cases" / "limits"  # one case: loading the whole suite takes longer
+    cases.mkdir(parents=True)
+    shutil.copy(ROOT / "conformance" / "cases" / "limits" / "seventh_card.yaml", cases)
+    done = subprocess.run(
+        [sys.executable, "-c", "from durak.tools.cli import main; main()", "check",
+         "--adapter", f"cmd:{sys.executable} {engine}", "--cases-dir", str(tmp_path / "cases"),
+         "--report", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html"), "-q"],
+        capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["summary"]["pass"] >= 1 and not report["summary"].get("fail")
+    assert re.search(r"limits/seventh_card", (tmp_path / "r.html").read_text())
