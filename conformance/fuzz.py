@@ -17,7 +17,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, settings
+from hypothesis.errors import Unsatisfiable
 from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
 
@@ -69,6 +70,10 @@ STATE_RULES = {"hands": ["draw.who", "draw.order"], "talon_count": ["draw.who", 
                "trump": ["deck.trump"]}
 
 
+class GameSkipped(Exception):
+    """The engine skipped a deal (a setup it cannot play); the example is discarded."""
+
+
 class Divergence(AssertionError):
     def __init__(self, step: int, check: str, want, have, rules: list[str], message: str):
         self.step, self.check, self.want, self.have = step, check, want, have
@@ -93,6 +98,7 @@ class FuzzResult:
     case_path: Path | None = None
     case: dict | None = None
     errors: list = field(default_factory=list)
+    skipped: int = 0
 
 
 class Lockstep:
@@ -104,7 +110,8 @@ class Lockstep:
         self.ruleset = spec.ruleset(preset, options)
         self.resolved = dict(self.ruleset.options)
         self.levels = set(hello.get("levels", ["verdicts"]))
-        self.games = self.steps = 0
+        self.games = self.steps = self.skipped = 0
+        self.skip_reason = ""
 
     def _call(self, cmd, step, **args):
         try:
@@ -116,6 +123,8 @@ class Lockstep:
                 pass
             raise Divergence(step, "engine", "an answer", f"{fault.what}: {fault.detail}", [],
                              f"the engine failed on {cmd}: {fault}") from None
+        if reply.kind == "skipped" and cmd == "start":
+            raise GameSkipped(reply.value)
         if reply.kind != "result":
             raise Divergence(step, cmd, "a result", f"{reply.kind}: {reply.value}", [],
                              f"the engine answered {cmd} with {reply.kind}: {reply.value}")
@@ -244,6 +253,10 @@ def fuzz(spec: Spec, adapter: Adapter, hello: dict, *, preset: str, options: dic
     def run(data):
         try:
             lock.play(data, players)
+        except GameSkipped as exc:
+            lock.skipped += 1
+            lock.skip_reason = str(exc)
+            reject()
         except Divergence as div:
             n, deal_seed, trail = lock.current
             failures.append(Found(n, deal_seed, list(trail), div))
@@ -254,8 +267,11 @@ def fuzz(spec: Spec, adapter: Adapter, hello: dict, *, preset: str, options: dic
         run()
     except Divergence:
         result.found = failures[-1]
+    except Unsatisfiable:
+        result.errors.append(f"the engine skipped every deal ({lock.skipped}): {lock.skip_reason}")
     result.seconds = time.perf_counter() - t0
-    result.games, result.steps = lock.games, lock.steps
+    result.games, result.steps = lock.games - lock.skipped, lock.steps
+    result.skipped = lock.skipped
     if result.found is not None:
         result.case = _smallest_case(spec, adapter, hello, result.found, preset, options or {},
                                      adapter_name, seed_value)

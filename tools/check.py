@@ -24,7 +24,7 @@ from durak.conformance.runner import Selection, Session, exit_code, load_known_f
 from durak.reference_impl.errors import DurakError
 from durak.reference_impl.yamlio import InputError, load_file
 
-from .cli import UserError, _load
+from .common import UserError, _load
 
 SHOW_FAILURES = 20
 

@@ -18,7 +18,7 @@ from durak.conformance.fuzz import fuzz
 from durak.reference_impl.errors import DurakError
 from durak.reference_impl.spec import load_spec
 
-from .cli import UserError, _load, _parse_options
+from .common import UserError, _load, _parse_options
 
 
 def fuzz_one(spec_dir, adapter_name, preset, options, players, games, seed_value, out_dir,
@@ -37,8 +37,9 @@ def fuzz_one(spec_dir, adapter_name, preset, options, players, games, seed_value
         declared = hello.get("options", "any")
         fixed = dict(options)
         if declared != "any":  # fuzz under the house rules the engine declares
+            preset_values = spec.ruleset(preset, fixed).options
             for name, values in declared.items():
-                if name not in fixed and len(values) == 1:
+                if name not in fixed and values and preset_values.get(name) not in values:
                     fixed[name] = values[0]
         res = fuzz(spec, adapter, hello, preset=preset, options=fixed, players=players, games=games,
                    seed_value=seed_value, out_dir=Path(out_dir), adapter_name=adapter_name,
@@ -46,7 +47,7 @@ def fuzz_one(spec_dir, adapter_name, preset, options, players, games, seed_value
     finally:
         adapter.close()
     summary = {"games": res.games, "steps": res.steps, "seconds": res.seconds, "seed": seed_value,
-               "options": fixed}
+               "options": fixed, "skipped": res.skipped, "errors": res.errors}
     if res.found is not None:
         d = res.found.divergence
         summary.update(case=str(res.case_path), message=d.message, rules=d.rules, step=d.step,
@@ -105,6 +106,12 @@ def fuzz_command(ctx, adapter_name, variant, options, players, games, seed_value
     if results[0].get("options"):
         click.echo(f"options fixed by the engine's declared house rules and --option: "
                    f"{results[0]['options']}")
+    skipped = sum(r["skipped"] for r in results)
+    if skipped:
+        click.echo(f"{skipped} deal(s) skipped by the engine (outside what it plays)")
+    for r in results:
+        for err in r["errors"]:
+            click.echo(f"error: {err}", err=True)
     found = [r for r in results if "case" in r]
     for r in found:
         click.echo(f"DIVERGENCE (worker seed {r['seed']}): {r['message']}")
@@ -113,4 +120,4 @@ def fuzz_command(ctx, adapter_name, variant, options, players, games, seed_value
                    f"--case {r['case_id']}")
     if not found:
         click.echo("no divergence")
-    sys.exit(1 if found else 0)
+    sys.exit(1 if found else 2 if any(r["errors"] for r in results) else 0)
