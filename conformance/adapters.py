@@ -24,6 +24,9 @@ from .engine import PROTOCOL_VERSION, ReferenceEngine, Skip
 from .protocol import check_response
 
 DEFAULT_TIMEOUT = 5.0
+# Starting an interpreter or a JVM and loading an engine takes longer than answering one request:
+# the handshake gets at least this long, so --timeout can stay short.
+START_TIMEOUT = 10.0
 MAX_LINE = 1_000_000
 
 
@@ -34,8 +37,8 @@ class Reply:
 
 
 class EngineFault(Exception):
-    """The engine did not answer within the protocol: `what` is crash, hang, exit, garbage,
-    flood or protocol."""
+    """The engine did not answer within the protocol: `what` is crash (exited with a non-zero
+    code), exit (exited with code 0), hang, garbage, flood or protocol."""
 
     def __init__(self, what: str, detail: str):
         self.what, self.detail = what, detail
@@ -111,13 +114,16 @@ class PythonAdapter(Adapter):
 class CmdAdapter(Adapter):
     """A subprocess speaking JSON lines on stdin/stdout, with a timeout on every answer."""
 
-    def __init__(self, command: str, timeout: float = DEFAULT_TIMEOUT):
+    def __init__(self, command: str, timeout: float = DEFAULT_TIMEOUT,
+                 start_timeout: float = START_TIMEOUT):
         self.command, self.timeout = command, timeout
+        self.start_timeout = max(timeout, start_timeout)
         self.name = f"cmd:{command}"
         self.proc: subprocess.Popen | None = None
         self._buf = b""
         self._id = 0
         self._stderr = None
+        self._sel: selectors.BaseSelector | None = None
 
     def open(self) -> dict:
         try:
@@ -133,6 +139,9 @@ class CmdAdapter(Adapter):
         except OSError as exc:
             raise AdapterError(f"cmd:{self.command}: can't start it: {exc.strerror or exc}") from None
         os.set_blocking(self.proc.stdout.fileno(), False)
+        # One selector for the engine's life: a new one per answer costs three system calls.
+        self._sel = selectors.DefaultSelector()
+        self._sel.register(self.proc.stdout.fileno(), selectors.EVENT_READ)
         self._buf = b""
         reply = self.call("hello", protocol=PROTOCOL_VERSION)
         if reply.kind != "result" or not isinstance(reply.value, dict):
@@ -165,8 +174,9 @@ class CmdAdapter(Adapter):
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             code = self.proc.poll()
-            raise self._fault("exit", f"the engine exited (code {code}) before {cmd}") from None
-        line = self._read_line(cmd)
+            raise self._fault(_exit_kind(code),
+                              f"the engine exited (code {code}) before {cmd}") from None
+        line = self._read_line(cmd, self.start_timeout if cmd == "hello" else self.timeout)
         try:
             obj = json.loads(line)
         except ValueError:
@@ -177,26 +187,28 @@ class CmdAdapter(Adapter):
         kind = next(k for k in ("result", "skipped", "error") if k in obj)
         return Reply(kind, obj[kind])
 
-    def _read_line(self, cmd: str) -> str:
-        deadline = time.monotonic() + self.timeout
+    def _read_line(self, cmd: str, timeout: float) -> str:
+        deadline = time.monotonic() + timeout
         fd = self.proc.stdout.fileno()
-        with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_READ)
-            while b"\n" not in self._buf:
-                if len(self._buf) > MAX_LINE:
-                    raise self._fault("flood", f"sent more than {MAX_LINE} bytes without a newline "
-                                               f"in answer to {cmd}")
-                left = deadline - time.monotonic()
-                if left <= 0 or not sel.select(left):
-                    raise self._fault("hang", f"no answer to {cmd} within {self.timeout:g} s")
+        while b"\n" not in self._buf:
+            if len(self._buf) > MAX_LINE:
+                raise self._fault("flood", f"sent more than {MAX_LINE} bytes without a newline "
+                                           f"in answer to {cmd}")
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._sel.select(left):
+                raise self._fault("hang", f"no answer to {cmd} within {timeout:g} s")
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
                 try:
-                    chunk = os.read(fd, 65536)
-                except BlockingIOError:
-                    continue
-                if not chunk:
-                    code = self.proc.wait(timeout=1) if self.proc else None
-                    raise self._fault("exit", f"the engine exited (code {code}) while answering {cmd}")
-                self._buf += chunk
+                    code = self.proc.wait(timeout=1)
+                except subprocess.TimeoutExpired:
+                    code = None  # it closed stdout but lives on; close() kills it
+                raise self._fault(_exit_kind(code),
+                                  f"the engine exited (code {code}) while answering {cmd}")
+            self._buf += chunk
         line, _, self._buf = self._buf.partition(b"\n")
         if len(line) > MAX_LINE:
             raise self._fault("flood", f"answered {cmd} with a line of {len(line)} bytes")
@@ -204,6 +216,9 @@ class CmdAdapter(Adapter):
 
     def close(self) -> None:
         proc, self.proc = self.proc, None
+        if self._sel is not None:
+            self._sel.close()
+            self._sel = None
         if proc is None:
             return
         try:
@@ -224,6 +239,10 @@ class CmdAdapter(Adapter):
                     stream.close()
                 except (OSError, ValueError):
                     pass
+
+
+def _exit_kind(code) -> str:
+    return "exit" if code == 0 else "crash"
 
 
 def make_adapter(name: str, timeout: float = DEFAULT_TIMEOUT, spec=None) -> Adapter:

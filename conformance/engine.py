@@ -49,6 +49,17 @@ def state_view(game: Game) -> dict:
     }
 
 
+ROLE_FIELDS = ("attacker", "defender", "taking")
+
+
+def comparable(view: dict) -> dict:
+    """The fields of a state view that the rules decide: once the game is over no rule decides the
+    roles, so they are left out."""
+    if view.get("finished"):
+        return {k: v for k, v in view.items() if k not in ROLE_FIELDS}
+    return view
+
+
 class ReferenceEngine:
     """The reference interpreter behind the engine interface (the `reference` adapter)."""
 

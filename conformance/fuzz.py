@@ -29,7 +29,7 @@ from durak.reference_impl.spec import Spec
 from durak.reference_impl.vocab import ACTION_KINDS
 
 from .adapters import Adapter, EngineFault
-from .engine import state_view
+from .engine import comparable, state_view
 from .protocol import check_result
 from .record import _candidates, record_case
 
@@ -185,7 +185,7 @@ class Lockstep:
         where = f"after step {step}" if step >= 0 else "at the start"
         if "state" in self.levels:
             have = self._call("state", step)["state"]
-            want = state_view(game)
+            want = comparable(state_view(game))
             for key in want:
                 if key in have and _norm(key, have[key]) != _norm(key, want[key]):
                     raise Divergence(step, f"state.{key}", want[key], have[key],

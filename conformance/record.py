@@ -16,15 +16,15 @@ from durak.reference_impl.notation import action_text
 from durak.reference_impl.spec import Spec
 
 from .cases import CaseError
-from .engine import state_view
+from .engine import comparable, state_view
 
 STATE_KEYS = ("hands", "talon_count", "table", "discard_count", "attacker", "defender", "taking",
               "out", "finished", "fool")
 
 
 def _state(game: Game) -> dict:
-    view = state_view(game)
-    return {k: view[k] for k in STATE_KEYS}
+    view = comparable(state_view(game))
+    return {k: view[k] for k in STATE_KEYS if k in view}
 
 
 def _verdicts(spec: Spec, variant: str, options: dict, setup: dict, actions: list[str]):

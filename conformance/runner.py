@@ -16,13 +16,14 @@ import fnmatch
 import shlex
 import time
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from durak.reference_impl.errors import DurakError
 from durak.reference_impl.spec import Spec
 from durak.reference_impl.yamlio import InputError, load_file
 
 from .adapters import Adapter, AdapterError, EngineFault, PythonAdapter, Reply
-from .cases import Case, Step
+from .cases import CASES_DIR, Case, Step
 from .engine import ReferenceEngine
 from .protocol import check_result
 
@@ -74,6 +75,25 @@ class Selection:
         return [v for v in case.variants if not self.variants or v in self.variants]
 
 
+def _options_key(options: dict) -> tuple:
+    return tuple(sorted((k, repr(v)) for k, v in options.items()))
+
+
+class _Replay(ReferenceEngine):
+    """The session's own reference replay, on the rulesets the session has already compiled
+    (compiling a ruleset costs more than playing most cases)."""
+
+    def __init__(self, spec: Spec, compiled: dict):
+        super().__init__(spec)
+        self.compiled = compiled
+
+    def ruleset(self, variant: dict):
+        key = (variant["preset"], _options_key(variant.get("options") or {}))
+        if key not in self.compiled:
+            self.compiled[key] = super().ruleset(variant)
+        return self.compiled[key]
+
+
 class Mismatch(Exception):
     def __init__(self, step, action, check, want, have, message):
         self.step, self.action, self.check = step, action, check
@@ -123,7 +143,8 @@ def compare_state(want: dict, have) -> tuple[str, object, object] | None:
     for key, value in want.items():
         if key not in have:
             return (key, value, "(missing)")
-        if _norm_state(key, value) != _norm_state(key, have[key]):
+        # Most fields are equal as given; normalise (sort hands, table, out) only when not.
+        if value != have[key] and _norm_state(key, value) != _norm_state(key, have[key]):
             return (key, value, have[key])
     return None
 
@@ -132,6 +153,8 @@ def compare_legal(want: list[str], have) -> tuple[list, list] | None:
     """(missing, extra) actions of `have` against the complete legal set `want`, or None."""
     if not isinstance(have, list):
         return (sorted(want), [repr(have)])
+    if set(want) == set(have):
+        return None
     want_set, have_set = {" ".join(a.split()) for a in want}, {" ".join(str(a).split()) for a in have}
     if want_set == have_set:
         return None
@@ -150,7 +173,8 @@ class Session:
         self.hello: dict = {}
         self._rulesets: dict = {}
         self.check_cases = check_cases
-        self._reference = ReferenceEngine(spec) if check_cases else None
+        self._compiled: dict = {}  # (preset, resolved options) -> ruleset, shared with the replay
+        self._reference = _Replay(spec, self._compiled) if check_cases else None
         self.restarts = 0
         self.steps = 0
 
@@ -182,7 +206,9 @@ class Session:
     def ruleset(self, case: Case, preset: str):
         key = (preset, repr(sorted(case.options.items())))
         if key not in self._rulesets:
-            self._rulesets[key] = self.spec.ruleset(preset, case.options)
+            rs = self.spec.ruleset(preset, case.options)
+            self._rulesets[key] = rs
+            self._compiled.setdefault((preset, _options_key(rs.options)), rs)
         return self._rulesets[key]
 
     def capability_gap(self, case: Case, preset: str, resolved: dict) -> str | None:
@@ -208,8 +234,10 @@ class Session:
 
     def reproduce(self, case: Case, preset: str) -> str:
         spec = f" --spec {shlex.quote(self.spec_dir)}" if self.spec_dir else ""
-        return (f"durak{spec} check --adapter {shlex.quote(self.adapter_name)} "
-                f"--case {case.id} --variant {preset}")
+        root = _cases_root(case)
+        cases = f" --cases-dir {shlex.quote(str(root))}" if root and root != CASES_DIR else ""
+        return (f"durak{spec} check --adapter {shlex.quote(self.adapter_name)}{cases} "
+                f"--case {shlex.quote(case.id)} --variant {preset}")
 
     # -- running ------------------------------------------------------------------------------
     def run_case(self, case: Case, preset: str) -> Result:
@@ -270,29 +298,31 @@ class Session:
             return f"BUG IN CASE: the reference interpreter cannot run it: {exc}"
         return None
 
-    def _call(self, adapter: Adapter, cmd: str, **args) -> Reply:
+    def _call(self, adapter: Adapter, cmd: str, *, trusted: bool = False, **args) -> Reply:
         reply = adapter.call(cmd, **args)
         if reply.kind == "skipped":
             raise EngineSkipped(reply.value)
         if reply.kind == "error":
             raise EngineError(f"engine error on {cmd}: {reply.value}")
-        problem = check_result(cmd, reply.value)
+        # The session's own reference replay is trusted: its results need no schema check.
+        problem = None if trusted else check_result(cmd, reply.value)
         if problem:
             raise EngineFault("protocol", f"result of {cmd}: {problem}")
         return reply
 
     def _play(self, adapter, case: Case, preset: str, resolved: dict, levels, reference=False) -> int:
-        self._call(adapter, "start", variant={"preset": preset, "options": resolved}, setup=case.setup)
+        self._call(adapter, "start", trusted=reference,
+                   variant={"preset": preset, "options": resolved}, setup=case.setup)
         if case.legal is not None and "legal" in levels:
-            self._check_legal(adapter, None, None, case.legal)
+            self._check_legal(adapter, None, None, case.legal, reference)
         for i, step in enumerate(case.steps):
-            self._step(adapter, i, step, levels)
+            self._step(adapter, i, step, levels, reference)
             if not reference:
                 self.steps += 1
         return len(case.steps)
 
-    def _step(self, adapter, i: int, step: Step, levels) -> None:
-        verdict = self._call(adapter, "apply", action=step.action).value
+    def _step(self, adapter, i: int, step: Step, levels, trusted: bool = False) -> None:
+        verdict = self._call(adapter, "apply", trusted=trusted, action=step.action).value
         accepted = verdict["accepted"]
         if accepted != (step.expect == "accept"):
             have = "accepted" if accepted else "rejected" + (f" by {verdict['rule']}" if verdict.get("rule") else "")
@@ -304,23 +334,31 @@ class Session:
             raise Mismatch(i, step.action, "rule", step.rule, verdict["rule"],
                            f"{step.action}: rejected by {verdict['rule']}, want {step.rule}")
         if step.state is not None and "state" in levels:
-            have_state = self._call(adapter, "state").value["state"]
+            have_state = self._call(adapter, "state", trusted=trusted).value["state"]
             diff = compare_state(step.state, have_state)
             if diff:
                 key, want, have = diff
                 raise Mismatch(i, step.action, f"state.{key}", want, have,
                                f"after {step.action}: state.{key}: want {want!r}, have {have!r}")
         if step.legal is not None and "legal" in levels:
-            self._check_legal(adapter, i, step.action, step.legal)
+            self._check_legal(adapter, i, step.action, step.legal, trusted)
 
-    def _check_legal(self, adapter, i, action, want) -> None:
-        have = self._call(adapter, "legal").value["actions"]
+    def _check_legal(self, adapter, i, action, want, trusted: bool = False) -> None:
+        have = self._call(adapter, "legal", trusted=trusted).value["actions"]
         diff = compare_legal(want, have)
         if diff:
             missing, extra = diff
             where = f"after {action}" if action else "at the start"
             raise Mismatch(i, action, "legal", sorted(want), sorted(have),
                            f"legal actions {where}: missing {missing or '-'}, extra {extra or '-'}")
+
+
+def _cases_root(case: Case) -> Path | None:
+    """The folder a case was loaded from (its file's path minus the id), or None."""
+    path, depth = Path(case.file), len(case.id.split("/"))
+    if path.suffix != ".yaml" or len(path.parts) <= depth:
+        return None
+    return path.resolve().parents[depth - 1]
 
 
 def summarize(results: list[Result]) -> dict:
