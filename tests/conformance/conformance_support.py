@@ -1,0 +1,90 @@
+"""Shared pieces of the conformance tests: the fixture cases, the example engines, quick runs.
+
+This folder is on sys.path while the tests run, so the engine here is also reachable as the
+adapter `python:conformance_support:HouseRulesEngine`.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from durak.conformance.adapters import make_adapter
+from durak.conformance.engine import ReferenceEngine
+from durak.conformance.runner import Selection, Session
+
+HERE = Path(__file__).resolve().parent
+# Small cases of our own, so these tests do not depend on the shipped suite's exact content.
+FIXTURE_CASES = HERE / "cases"
+PYTHON = sys.executable
+
+
+@dataclass(frozen=True)
+class Broken:
+    """One of the deliberately broken example engines (conformance/examples/broken_*.py)."""
+
+    module: str
+    cls: str
+
+    @property
+    def engine_class(self):
+        module = __import__(f"durak.conformance.examples.{self.module}", fromlist=[self.cls])
+        return getattr(module, self.cls)
+
+    @property
+    def rule(self) -> str:
+        return self.engine_class.breaks
+
+    @property
+    def python(self) -> str:
+        return f"python:durak.conformance.examples.{self.module}:{self.cls}"
+
+    @property
+    def cmd(self) -> str:
+        return f"cmd:{PYTHON} -m durak.conformance.examples.{self.module}"
+
+    def __str__(self) -> str:
+        return self.module
+
+
+BROKEN = [Broken("broken_no_cap", "NoAttackCap"),
+          Broken("broken_draw_order", "DefenderDrawsFirst"),
+          Broken("broken_beat", "BeatAnySuit"),
+          Broken("broken_throw_in_rank", "ThrowInAnyRank"),
+          Broken("broken_transfer_capacity", "TransferIgnoresCapacity")]
+
+REFERENCE_CMD = f"cmd:{PYTHON} -m durak.conformance.examples.reference_engine"
+
+
+def misbehaving(mode: str, *extra: str) -> str:
+    """The cmd: adapter name of the misbehaving example engine in `mode`."""
+    return "cmd:" + shlex.join([PYTHON, "-m", "durak.conformance.examples.misbehaving_engine",
+                                mode, *extra])
+
+
+class HouseRulesEngine(ReferenceEngine):
+    """The reference, declaring narrow capabilities: podkidnoy only, two players, a five-card
+    first bout, deals only (no mid-deal positions)."""
+
+    def hello(self) -> dict:
+        return {**super().hello(), "name": "house rules", "presets": ["podkidnoy"],
+                "players": [2], "options": {"first_bout_max": [5]}, "positions": False}
+
+
+def jobs_of(suite, selection: Selection | None = None) -> list:
+    """The (case, variant) runs a selection picks, as run_suite orders them."""
+    selection = selection or Selection()
+    return [(c, v) for c in suite.cases if selection.picks(c) for v in selection.variants_of(c)]
+
+
+def run_cases(spec, adapter_name: str, jobs, *, check_cases: bool = False, timeout: float = 5.0):
+    """Run jobs in one session, without reloading spec/ or the cases."""
+    session = Session(spec, make_adapter(adapter_name, timeout, spec), adapter_name=adapter_name,
+                      check_cases=check_cases)
+    session.open()
+    try:
+        return [session.run_case(case, variant) for case, variant in jobs]
+    finally:
+        session.close()

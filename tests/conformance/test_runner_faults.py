@@ -1,0 +1,197 @@
+"""The runner survives bad engines and bad input: a crashing, hanging, exiting, flooding, lying or
+garbage-printing engine errors the case it broke, is restarted, and the run goes on to write its
+report; ledgers, selections and declared capabilities decide what runs and how it counts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from conformance_support import BROKEN, FIXTURE_CASES, PYTHON, jobs_of, misbehaving
+
+from durak.conformance.adapters import AdapterError, CmdAdapter
+from durak.conformance.runner import Selection, Session
+
+# The engine misbehaves at this action, which only defence/cover_other_suit plays; the cases
+# before and after it in the run must pass.
+TRIGGER = "1 cover 9S with JC"
+FAULTY = "defence/cover_other_suit"
+TIMEOUT = "1"
+# what the report says happened, per mode
+FAULTS = {
+    "crash": ("engine crash:", "EngineCrash"),
+    "hang": ("engine hang:", f"no answer to apply within {TIMEOUT} s"),
+    "exit": ("engine exit:", "exited (code 0)"),
+    "garbage": ("engine garbage:", "non-JSON"),
+    "flood": ("engine flood:", "without a newline"),
+    "wrong-id": ("engine protocol:", "answered id"),
+    "both": ("engine protocol:", "(schema response.json)"),
+    "missing-keys": ("engine protocol:", "(schema response.json)"),
+    "bad-result": ("engine protocol:", "(schema result-apply.json)"),
+}
+
+
+@pytest.fixture(scope="module")
+def fault_runs(tmp_path_factory):
+    """`durak check` as a real process against the misbehaving engine in every mode, run side by
+    side (each spends most of its time waiting on its engine):
+    {mode: (exit code, stdout, stderr, report)}. A hang of the runner fails on the timeout."""
+    root = tmp_path_factory.mktemp("faults")
+
+    def run(mode):
+        report = root / f"{mode}.json"
+        argv = [PYTHON, "-c", "from durak.tools.cli import main; main()", "check", "-q",
+                "--cases-dir", str(FIXTURE_CASES), "--case", "defence/*", "--timeout", TIMEOUT,
+                "--report", str(report), "--adapter", misbehaving(mode, "--on", TRIGGER)]
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        data = json.loads(report.read_text()) if report.exists() else None
+        return mode, (proc.returncode, proc.stdout, proc.stderr, data)
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        return dict(pool.map(run, FAULTS))
+
+
+@pytest.mark.parametrize("mode", FAULTS)
+def test_a_misbehaving_engine_errors_one_case_and_the_run_goes_on(mode, fault_runs, fixture_suite):
+    code, stdout, stderr, report = fault_runs[mode]
+    assert "Traceback" not in stderr, stderr  # the engine's traceback is in the report, not ours
+    assert code == 1, stdout + stderr
+    assert report is not None, "the report was not written"
+    statuses = {c["case"]: c["status"] for c in report["cases"]}
+    assert statuses == {c.id: ("error" if c.id == FAULTY else "pass")
+                        for c in fixture_suite.cases if c.id.startswith("defence/")}
+    faulty = next(c for c in report["cases"] if c["case"] == FAULTY)
+    what, detail = FAULTS[mode]
+    assert faulty["message"].startswith(what) and detail in faulty["message"], faulty["message"]
+    assert faulty["message"].endswith("restarted") or mode == "crash"
+    assert report["restarts"] == 1
+
+
+def test_a_crash_report_carries_the_engine_s_stderr(fault_runs):
+    report = fault_runs["crash"][3]
+    faulty = next(c for c in report["cases"] if c["case"] == FAULTY)
+    assert "exited (code 1)" in faulty["message"]
+    assert "crashing on purpose" in faulty["message"]  # the last line of its traceback
+
+
+def test_a_slow_starting_engine_gets_more_than_the_answer_timeout_for_its_handshake(check):
+    run = check("--cases-dir", FIXTURE_CASES, "--case", "defence/cover_with_trump",
+                "--timeout", "0.5", "--adapter", misbehaving("slow-start", "--delay", "1.5"))
+    assert run.exit_code == 0, run.output
+    assert set(run.statuses().values()) == {"pass"}
+
+
+def test_an_engine_that_never_completes_the_handshake_is_a_setup_error(spec):
+    adapter = CmdAdapter(misbehaving("slow-start", "--delay", "30")[4:], timeout=0.2,
+                         start_timeout=0.5)
+    t0 = time.monotonic()
+    with pytest.raises(AdapterError, match="did not complete the handshake: hang: no answer to "
+                                           "hello within 0.5 s"):
+        Session(spec, adapter).open()
+    assert time.monotonic() - t0 < 10
+    assert adapter.proc is None  # killed, not left behind
+
+
+@pytest.mark.parametrize("adapter, message", [
+    ("python:durak.conformance.examples", "python:MODULE:CLASS"),
+    ("python:no_such_module_here:Engine", "can't import no_such_module_here"),
+    ("python:durak.conformance.examples.broken_no_cap:NoSuchClass", "has no NoSuchClass"),
+    ("java:Engine", "unknown adapter 'java:Engine'"),
+    ("cmd:", "cmd: needs a command line"),
+    ("cmd:/nonexistent/durak-engine --fast", "can't start it"),
+    ("cmd:python -c 'unbalanced", "No closing quotation"),
+])
+def test_an_adapter_that_cannot_be_set_up_is_one_line_and_exit_2(adapter, message, check):
+    run = check("--cases-dir", FIXTURE_CASES, "--adapter", adapter)
+    assert run.exit_code == 2
+    lines = run.output.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], run.output
+    assert run.report is None
+
+
+NO_CAP = BROKEN[0]
+
+
+def test_a_known_failure_is_xfail_and_the_run_exits_0(check, tmp_path):
+    ledger = tmp_path / "known.yaml"
+    ledger.write_text("known_failures:\n  limits/seventh_card: our engine has no attack cap yet\n")
+    run = check("--cases-dir", FIXTURE_CASES, "--adapter", NO_CAP.python,
+                "--known-failures", ledger)
+    assert run.exit_code == 0, run.output
+    xfail = run.result("limits/seventh_card")
+    assert xfail["status"] == "xfail" and "our engine has no attack cap yet" in xfail["message"]
+    assert set(run.statuses().values()) == {"pass", "xfail"}
+
+
+def test_a_known_failure_that_passes_is_xpass_and_the_run_exits_1(check, tmp_path):
+    ledger = tmp_path / "known.yaml"
+    ledger.write_text("known_failures:\n"
+                      "  limits/seventh_card: no attack cap\n"
+                      "  defence/cover_other_suit@podkidnoy: we once let any suit beat\n")
+    run = check("--cases-dir", FIXTURE_CASES, "--adapter", NO_CAP.python,
+                "--known-failures", ledger)
+    assert run.exit_code == 1
+    xpass = run.result("defence/cover_other_suit")
+    assert xpass["status"] == "xpass" and "passes now" in xpass["message"]
+    assert run.result("limits/seventh_card")["status"] == "xfail"
+
+
+def test_a_malformed_known_failures_file_is_one_line_and_exit_2(check, tmp_path):
+    ledger = tmp_path / "known.yaml"
+    ledger.write_text("known_failures:\n  limits/seventh_card:\n")
+    run = check("--cases-dir", FIXTURE_CASES, "--known-failures", ledger)
+    assert run.exit_code == 2 and "known_failures.limits/seventh_card" in run.output
+    assert len(run.output.strip().splitlines()) == 1
+
+
+def picked(fixture_suite, **selection) -> set:
+    return {(c.id, v) for c, v in jobs_of(fixture_suite, Selection(**selection))}
+
+
+@pytest.mark.parametrize("args, selection", [
+    (["--case", "defence/*"], {"cases": ("defence/*",)}),
+    (["--case", "limits/seventh_card", "--case", "draw/*"],
+     {"cases": ("limits/seventh_card", "draw/*")}),
+    (["--rule", "defence.beat"], {"rules": ("defence.beat",)}),
+    (["--rule", "limits"], {"rules": ("limits",)}),
+    (["--variant", "perevodnoy"], {"variants": ("perevodnoy",)}),
+])
+def test_the_selection_options_pick_the_cases_they_name(args, selection, check, fixture_suite):
+    want = picked(fixture_suite, **selection)
+    assert want and want != picked(fixture_suite)  # a real subset
+    run = check("--cases-dir", FIXTURE_CASES, *args)
+    assert run.exit_code == 0, run.output
+    assert set(run.statuses()) == want
+
+
+def test_the_area_option_picks_the_cases_of_that_rule_area(check, fixture_suite):
+    want = picked(fixture_suite, areas=("transfer",))
+    run = check("--cases-dir", FIXTURE_CASES, "--area", "transfer")
+    assert run.exit_code == 0, run.output
+    assert want and set(run.statuses()) == want
+
+
+def test_a_selection_that_matches_nothing_is_exit_2(check):
+    run = check("--cases-dir", FIXTURE_CASES, "--case", "no_such_area/*")
+    assert run.exit_code == 2 and "matches no case" in run.output
+
+
+def test_cases_outside_the_declared_capabilities_are_skipped_with_the_reason(check, fixture_suite):
+    run = check("--cases-dir", FIXTURE_CASES, "--adapter",
+                "python:conformance_support:HouseRulesEngine")
+    assert run.exit_code == 0, run.output
+    reasons = {key: c["message"] for c in run.report["cases"]
+               for key in [(c["case"], c["variant"])] if c["status"] == "skip"}
+    ran = {key for key, status in run.statuses().items() if status == "pass"}
+    assert ran == {("limits/first_bout_five", "podkidnoy")}
+    assert set(reasons) | ran == picked(fixture_suite)
+    assert reasons[("transfer/next_defender_too_few", "perevodnoy")] == \
+        "the engine does not play preset perevodnoy"
+    assert reasons[("limits/first_bout_three_players", "podkidnoy")] == \
+        "the engine does not play 3 players"
+    assert "mid-deal position" in reasons[("limits/first_bout_position", "podkidnoy")]
+    assert reasons[("defence/cover_other_suit", "podkidnoy")] == \
+        "the engine follows first_bout_max = 5; this case needs None"
