@@ -9,7 +9,7 @@ lower-level ``durakgame.game.Game`` class directly, reproducing the loop of
 
     while not game.isFinished:
         options = game.generateOptions()   # engine's list of legal moves
-        move = <uniform choice>(options)
+        move = rng.choice(options)         # the same call the reference's simulate makes
         game.updateHistory(move)
         if fix_duplication and isinstance(move, FinishingMove):
             hand = game.currentPlayer.hand  # the attacker
@@ -64,7 +64,7 @@ def play_random_game(rng: random.Random, *, fix_duplication: bool = True) -> int
         if steps >= MAX_STEPS:
             raise RuntimeError(f"durakgame game exceeded {MAX_STEPS} steps")
         options = game.generateOptions()
-        move = options[rng.randrange(len(options))]
+        move = rng.choice(options)
         game.updateHistory(move)
         if fix_duplication and isinstance(move, FinishingMove):
             hand = game.currentPlayer.hand  # the attacker

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from functools import partial
 
 from .cards import Card, Deck
 from .errors import IllegalAction, NotationError, SetupError, suggest
@@ -17,10 +16,6 @@ from .notation import action_text, cards_json, parse_action, state_json
 from .ruleset import Ruleset
 from .state import Action, State
 from .vocab import ACTION_KINDS
-
-_make_action = partial(tuple.__new__, Action)
-MAX_SETTLE = 1000
-
 
 POSITION_FIELDS = ("table", "defender", "taking", "passed", "out", "bout", "beaten_bouts", "discard")
 SETUP_FIELDS = ("hands", "talon", "trump", "dealer", "attacker", "seed") + POSITION_FIELDS
@@ -185,9 +180,8 @@ class Setup:
             raise SetupError(f"can't deal {size} cards to {players} players from {len(deck)} cards",
                              "players")
         dealer = players - 1
-        hands: list[list[Card]] = [[] for _ in range(players)]
-        for i in range(size * players):
-            hands[(dealer + 1 + i) % players].append(deck[i])
+        # One card at a time from the dealer's left: seat j gets every players-th card.
+        hands = [deck[(j - dealer - 1) % players:size * players:players] for j in range(players)]
         talon = deck[size * players:]
         trump = talon[-1] if talon else deck[size * players - 1]
         setup = cls(hands, talon, trump, dealer)
@@ -221,12 +215,8 @@ class Game:
     def __init__(self, ruleset: Ruleset, setup: Setup, _state: State | None = None):
         self.ruleset = ruleset
         self.setup = setup
-        self.decide_seat = {name: cr.clause.fn for name, cr in ruleset.decisions.items()}
-        self._legal_fn, self._passes_fn = ruleset.legal_fn, ruleset.passes_fn
-        groups: dict[str, tuple[set, object]] = {}
-        for kind, cr in ruleset.order.items():
-            groups.setdefault(cr.rule.id, (set(), cr.clause.fn))[0].add(kind)
-        self._order_groups = [(frozenset(k), fn) for k, fn in groups.values()]
+        self.decide_seat = ruleset.decide_fns
+        self._events, self._settle = ruleset.events, ruleset.settle_fn
         self._legal: list[Action] = []
         if _state is not None:
             self.state = _state
@@ -234,6 +224,15 @@ class Game:
         setup.validate(ruleset.deck, ruleset.player_limits)
         self.state = self._initial_state(setup)
         self._refresh()
+
+    @classmethod
+    def unsettled(cls, ruleset: Ruleset, setup: Setup) -> "Game":
+        """The position exactly as the setup gives it, before a bout that nobody can continue is
+        ended: for explaining what the rules say in that very position (durak judge). Its
+        legal_actions() is empty; play from Game(ruleset, setup) instead."""
+        setup.validate(ruleset.deck, ruleset.player_limits)
+        shell = cls(ruleset, setup, _state=State.__new__(State))
+        return cls(ruleset, setup, _state=shell._initial_state(setup))
 
     # -- construction ---------------------------------------------------------------------
     def _initial_state(self, setup: Setup) -> State:
@@ -244,17 +243,22 @@ class Game:
         s.talon = list(setup.talon)
         s.trump_card = setup.trump
         s.trump_suit = setup.trump.suit
-        used = {c for h in s.hands for c in h} | set(s.talon) | {c for p in setup.table for c in p}
+        s.table = [list(p) for p in setup.table]
+        used = set(s.talon)
+        for cards in s.hands + s.table:
+            used.update(cards)
         s.discard = [c for c in self.ruleset.deck.cards if c not in used]
         s.deck_size = len(self.ruleset.deck)
-        s.table = [list(p) for p in setup.table]
         s.unbeaten = sum(1 for _, d in s.table if d is None)
         s.attack_ranks = {a.rank for a, _ in s.table}
         s.table_ranks = {c.rank for p in s.table for c in p if c is not None}
         s.dealer = setup.dealer
         s.bout_number, s.beaten_bouts, s.taking = setup.bout, setup.beaten_bouts, setup.taking
-        s.passed = [seat in setup.passed for seat in range(n)]
-        s.out = [seat in setup.out for seat in range(n)]
+        s.passed, s.out = [False] * n, [False] * n
+        for seat in setup.passed:
+            s.passed[seat] = True
+        for seat in setup.out:
+            s.out[seat] = True
         s.active, s.finish_order = n - len(setup.out), list(setup.out)
         s.can_throw, s.any_throw = [False] * n, False
         s.finished, s.fool = False, None
@@ -329,69 +333,22 @@ class Game:
 
     def apply_action(self, action: Action) -> None:
         """Apply a legal action; raise IllegalAction naming the rule, leaving the state unchanged."""
-        if action not in self._legal:
-            rule_id, reason = self.explain(action)
-            raise IllegalAction(action_text(action), rule_id, reason)
+        for known in self._legal:  # the listed action itself, found without comparing cards
+            if known is action:
+                break
+        else:
+            if action not in self._legal:
+                rule_id, reason = self.explain(action)
+                raise IllegalAction(action_text(action), rule_id, reason)
         s = self.state
-        for do, when in self.ruleset.flow[action.kind]:
-            if when is None or when(s):
-                do(self, s, action)
+        self._events[action[0]](self, s, action)
         s.steps += 1
-        self._refresh()
+        self._legal = self._settle(self, s)
 
     # -- legality -------------------------------------------------------------------------
-    def _generate(self) -> list[Action]:
-        s = self.state
-        out, throws = self._legal_fn(s, _make_action)
-        can = [False] * s.n
-        for a in throws:
-            can[a[1]] = True
-        s.can_throw = can
-        if throws:
-            self._passes_fn(s, throws, _make_action)
-            if self._order_groups:
-                throws = self._apply_order(s, throws, self._order_groups)
-            s.any_throw = any(a[0] == "throw" for a in throws)
-            return out + throws
-        s.any_throw = False
-        return out
-
-    @staticmethod
-    def _apply_order(s: State, out: list[Action], groups) -> list[Action]:
-        """Keep, of the kinds an order rule governs, only the actions of the first seat by its key."""
-        for kinds, key in groups:
-            seats = {a.seat for a in out if a.kind in kinds}
-            if len(seats) > 1:
-                first = min(seats, key=lambda seat: (key(s, seat, None, None), seat))
-                out = [a for a in out if a.kind not in kinds or a.seat == first]
-        return out
-
     def _refresh(self) -> None:
-        s = self.state
-        decide = self.decide_seat
-        for _ in range(MAX_SETTLE):
-            if s.finished:
-                self._legal = []
-                return
-            legal = self._generate()
-            if decide["bout_beaten_off"](s, None):
-                self._run_event("bout_beaten_off")
-                continue
-            if decide["bout_taken"](s, None):
-                self._run_event("bout_taken")
-                continue
-            if not legal:
-                raise RuntimeError(f"interpreter deadlock: nobody can act and no bout-end rule "
-                                   f"applies (ruleset {self.ruleset.name})")
-            self._legal = legal
-            return
-        raise RuntimeError("interpreter did not settle after 1000 bout ends")
-
-    def _run_event(self, event: str) -> None:
-        s = self.state
-        for do, when in self.ruleset.flow[event]:
-            if when is None or when(s):
-                do(self, s, None)
+        """List the legal actions, first running every bout end that is due (Ruleset._fuse)."""
+        self._legal = self._settle(self, self.state)
 
     def explain(self, action: Action) -> tuple[str, str]:
         """The id of the first rule that forbids `action`, and why; ('', '') if it is legal."""

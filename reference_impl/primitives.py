@@ -8,25 +8,37 @@ from __future__ import annotations
 
 def add_attack_card(g, s, a):
     """Move the action's card from the actor's hand to the table as an attack card."""
+    _, seat, card, _ = a
     if not s.table:
-        s.opener = a.seat
+        s.opener = seat
         s.defender_hand_at_start = len(s.hands[s.defender])
-    s.hands[a.seat].remove(a.card)
-    s.table.append([a.card, None])
+    _remove(s.hands[seat], card)
+    s.table.append([card, None])
     s.unbeaten += 1
-    s.table_ranks.add(a.card.rank)
-    s.attack_ranks.add(a.card.rank)
+    s.table_ranks.add(card.rank)
+    s.attack_ranks.add(card.rank)
 
 
 def cover_card(g, s, a):
     """Lay the action's card on its target attack card."""
+    _, seat, card, target = a
     for pair in s.table:
-        if pair[0] is a.target:
-            pair[1] = a.card
+        if pair[0] is target:
+            pair[1] = card
             break
-    s.hands[a.seat].remove(a.card)
+    _remove(s.hands[seat], card)
     s.unbeaten -= 1
-    s.table_ranks.add(a.card.rank)
+    s.table_ranks.add(card.rank)
+
+
+def _remove(hand, card):
+    """Remove `card` from `hand`. Cards are singletons, so this looks for the card itself:
+    list.remove would compare cards with ==, which Card's ordering methods make slow."""
+    for i, held in enumerate(hand):
+        if held is card:
+            del hand[i]
+            return
+    hand.remove(card)  # raises ValueError, as for any card not held
 
 
 def clear_passes(g, s, a):
@@ -52,67 +64,75 @@ def transferer_attacks(g, s, a):
     s.attacker = s.transferer
 
 
-def _clear_table(s):
+def discard_table(g, s, a):
+    _move_table(s, s.discard)
+    s.beaten_bouts += 1
+
+
+def defender_picks_up(g, s, a):
+    _move_table(s, s.hands[s.defender])
+
+
+def _move_table(s, dest):
+    """Every card on the table, pair by pair, attack card first, onto `dest`; clear the table."""
+    for attack, cover in s.table:
+        dest.append(attack)
+        if cover is not None:
+            dest.append(cover)
     s.table = []
     s.unbeaten = 0
     s.table_ranks = set()
     s.attack_ranks = set()
 
 
-def discard_table(g, s, a):
-    s.discard.extend(s.table_cards())
-    s.beaten_bouts += 1
-    _clear_table(s)
-
-
-def defender_picks_up(g, s, a):
-    s.hands[s.defender].extend(s.table_cards())
-    _clear_table(s)
-
-
 def replenish(g, s, a):
     """Each drawer (decision `drawer`) in `draw_key` order fills up from the top of the talon."""
-    drawer, key = g.decide_seat["drawer"], g.decide_seat["draw_key"]
     s.last_attacker, s.last_defender = s.attacker, s.defender
-    n = s.n
-    s.drew = [0] * n
-    s.after_draw = [len(h) for h in s.hands]
-    s.short_after_draw = [False] * n
-    order = sorted((key(s, seat), seat) for seat in range(n) if drawer(s, seat))
-    talon, size = s.talon, s.hand_size
-    for _, seat in order:
-        hand = s.hands[seat]
+    n, hands, talon, size = s.n, s.hands, s.talon, s.hand_size
+    s.drew = drew = [0] * n
+    drawers = g.ruleset.draw_order_fn(s)  # (draw_key, seat) of each drawer, in draw order
+    for _, seat in drawers:
+        hand = hands[seat]
         take = min(size - len(hand), len(talon))
         if take > 0:
-            hand.extend(talon[:take])
+            hand += talon[:take]
             del talon[:take]
-            s.drew[seat] = take
-        s.after_draw[seat] = len(hand)
-        s.short_after_draw[seat] = len(hand) < size
+            drew[seat] = take
+    s.after_draw = list(map(len, hands))
+    s.short_after_draw = short = [False] * n
+    for _, seat in drawers:
+        short[seat] = len(hands[seat]) < size
 
 
 def mark_out(g, s, a):
-    out = g.decide_seat["out"]
+    out, is_out = g.decide_seat["out"], s.out
     for seat in range(s.n):
-        if not s.out[seat] and out(s, seat):
-            s.out[seat] = True
+        if not is_out[seat] and out(s, seat):
+            is_out[seat] = True
             s.active -= 1
             s.finish_order.append(seat)
 
 
 def check_end(g, s, a):
-    if g.decide("game_over"):
+    if g.decide_seat["game_over"](s, None):
         s.finished = True
-        s.fool = g.decide("fool")
+        s.fool = g.decide_seat["fool"](s, None)
 
 
 def next_roles(g, s, a, *, after):
     """Start the next bout with the roles the rotation rules decide."""
     if s.finished:
         return
-    s.attacker = g.decide("next_attacker_after_beaten_off" if after == "beaten_off"
-                          else "next_attacker_after_take")
-    s.defender = g.decide("next_defender")
+    decide = g.decide_seat
+    name = "next_attacker_after_beaten_off" if after == "beaten_off" else "next_attacker_after_take"
+    attacker = decide[name](s, None)
+    if attacker is None:
+        g.decide(name)  # raises, naming the rule that decided no seat
+    s.attacker = attacker
+    defender = decide["next_defender"](s, None)
+    if defender is None:
+        g.decide("next_defender")
+    s.defender = defender
     s.taking = False
     s.passed = [False] * s.n
     s.bout_number += 1

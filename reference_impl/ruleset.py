@@ -1,8 +1,11 @@
 """A Ruleset: one preset plus option overrides, resolved and compiled once.
 
-Compiling turns every active rule's clause into a Python callable and fuses the legality clauses of
-each action kind into one generator function, hoisting conditions that do not depend on the card
-(or on the seat) out of the inner loops. The generated source comes from checked clause trees only.
+Compiling turns every active rule's clause into a Python callable, then generates one program per
+ruleset (see `Ruleset._fuse`, readable as `Ruleset.source`): the legality clauses of each action
+kind fused into loops with each condition hoisted to the loop it depends on (state, seat, card,
+target), each flow event of spec/flow.yaml as one function calling its primitives, and `settle`,
+which lists the legal actions after running the bout ends that are due. The generated source
+comes from checked clause trees only; Python adds loops, never a rule.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from . import vocab
 from .errors import SpecError, suggest
 from .lang import BOOL, INT, RUNTIME, SEAT, Clause, Compiler, Env, Name
 from .spec import Rule, Spec, check_option_value
+from .state import action_table
 
 ACTION_PARAMS = ("seat", "card", "target")
 CARD_NAMES = {"card", "card_in_hand", "unbeaten_share_rank"}
@@ -26,6 +30,18 @@ DECISION_TYPES = {
     "fool": SEAT + "?",
 }
 SEAT_DECISIONS = {"drawer", "draw_key", "out"}
+# Decisions checked after every step, in this order; each starts the flow event of its name.
+BOUT_ENDS = ("bout_beaten_off", "bout_taken")
+MAX_SETTLE = 1000  # bout ends in a row before the interpreter gives up
+
+
+def _deadlock(ruleset_name: str):
+    raise RuntimeError(f"interpreter deadlock: nobody can act and no bout-end rule applies "
+                       f"(ruleset {ruleset_name})")
+
+
+def _unsettled(ruleset_name: str):
+    raise RuntimeError(f"interpreter did not settle after {MAX_SETTLE} bout ends (ruleset {ruleset_name})")
 
 
 @dataclass
@@ -51,12 +67,15 @@ class Ruleset:
         self.decisions: dict[str, CompiledRule] = {}
         self.invariants: list[tuple[dict, Clause]] = []
         self.flow: dict[str, list[tuple[object, object]]] = {}  # event -> [(primitive, when)]
+        self.events: dict[str, object] = {}  # event -> generated fn(game, state, action), see _fuse
         self._compile_rules()
         self._compile_invariants()
         self._compile_flow()
         self.hand_size_fn = self._compile_text(
             "hand_size", spec.definitions["hand_size"][2], "definitions.hand_size", INT).fn
-        self.legal_fn, self.passes_fn = self._fuse()
+        # decision -> its compiled fn(state, seat), shared by every game of this ruleset
+        self.decide_fns = {name: cr.clause.fn for name, cr in self.decisions.items()}
+        self.legal_fn, self.passes_fn = self._fuse()  # also sets settle_fn and draw_order_fn
 
     @property
     def name(self) -> str:
@@ -148,6 +167,7 @@ class Ruleset:
     def _compile_flow(self) -> None:
         from .primitives import PRIMITIVES
         file = str(self.spec.root / "flow.yaml")
+        self._flow_steps: dict[str, list[tuple[object, Clause | None]]] = {}
         for event, steps in self.spec.flow.items():
             compiled = []
             for i, step in enumerate(steps):
@@ -160,35 +180,51 @@ class Ruleset:
                     c = self._compile_text(step["when"], file, f"events.{event}[{i}].when", BOOL)
                     if c.const and not c.value:
                         continue
-                    when = None if c.const else c.fn
+                    when = None if c.const else c
                 fn = PRIMITIVES[step["do"]]
                 if step.get("after"):
                     fn = partial(fn, after=step["after"])
                 compiled.append((fn, when))
-            self.flow[event] = compiled
+            self._flow_steps[event] = compiled
+            self.flow[event] = [(fn, None if when is None else when.fn) for fn, when in compiled]
 
-    def _block(self, kind: str, out: str) -> list[str] | None:
+    def _hoisting_compiler(self, names, file, path, keep=()) -> Compiler:
+        """A compiler that reads each state value (but those in `keep`) from its `_v_` local."""
+        env = self._env(names)
+        env.vocab = {n: (Name(e.type, f"_v_{n}") if e.args is None and n not in keep else e)
+                     for n, e in env.vocab.items()}
+        return Compiler(env, file, path)
+
+    def _bout_end(self, event: str) -> tuple[str, set[str]]:
+        """Source of a BOUT_ENDS decision over the `_v_` locals, and the state names it reads.
+        settle writes `any_throw` just before, so that one is read from the state."""
+        rule = self.decisions[event].rule
+        compiler = self._hoisting_compiler({}, rule.file, f"{rule.path}.clause", keep={"any_throw"})
+        em = compiler.emit(compiler.parse(rule.clause).body)
+        return em.src, {n for n in em.names if n in vocab.STATE and vocab.STATE[n].args is None
+                        and n != "any_throw"}
+
+    def _block(self, kind: str, out: str) -> tuple[list[str], set[str]]:
         """Generated lines appending every legal `kind` action to `out`, with conditions hoisted
-        by what they depend on (state, seat, card, target); None if `kind` is never legal."""
+        by what they depend on (state, seat, card, target), and the state names they read once;
+        no lines if `kind` is never legal. Actions come from the shared table `_T_<kind>`."""
         levels: list[list[str]] = [[], [], [], []]
         gen_names = dict(vocab.action_names([kind]))
         for name in ("card_in_hand", "target_unbeaten"):  # true by construction of the loops
             if name in gen_names:
                 gen_names[name] = Name(BOOL, "True")
         seat_exprs: list[str] = []
+        used: set[str] = set()
         for cr in self.legality[kind]:
             r = cr.rule
-            env = self._env(gen_names)
-            env.vocab = {n: (Name(e.type, f"_v_{n}") if e.args is None else e)
-                         for n, e in env.vocab.items()}
-            compiler = Compiler(env, r.file, f"{r.path}.clause")
+            compiler = self._hoisting_compiler(gen_names, r.file, f"{r.path}.clause")
             for node, em in compiler.conjuncts(r.clause):
                 if em.const:
                     if not em.value:
-                        return None
+                        return [], set()
                     continue
                 names = em.names
-                self._used |= {n for n in names if n in vocab.STATE and vocab.STATE[n].args is None}
+                used |= {n for n in names if n in vocab.STATE and vocab.STATE[n].args is None}
                 level = 3 if names & TARGET_NAMES else 2 if names & CARD_NAMES else \
                     1 if "seat" in names else 0
                 fixed = self._fixed_seat(compiler, node) if level == 1 else None
@@ -200,47 +236,122 @@ class Ruleset:
         def cond(level, extra=()):
             return " and ".join([f"({c})" for c in extra] + [f"({c})" for c in levels[level]]) or "True"
 
-        lines = [f"    # {kind}", f"    if {cond(0)}:"]
-        if kind == "cover":
-            lines.append("        unbeaten = [a for a, d in s.table if d is None]")
+        table = f"_T_{kind}"
+        if kind == "cover":  # a cover needs an unbeaten target
+            lines = [f"    # {kind}", f"    if {cond(0)} and s.unbeaten:",
+                     "        unbeaten = [a for a, d in s.table if d is None]"]
+        else:
+            lines = [f"    # {kind}", f"    if {cond(0)}:"]
         if seat_exprs:  # 'seat == E' conditions: visit only that seat
             lines += [f"        seat = {seat_exprs[0]}",
-                      f"        for seat in ((seat,) if {cond(1, [f'seat == {e}' for e in seat_exprs[1:]])} else ()):"]
+                      f"        if {cond(1, [f'seat == {e}' for e in seat_exprs[1:]])}:"]
         else:
             lines += ["        for seat in range(s.n):", f"            if not ({cond(1)}): continue"]
         if kind in vocab.CARD_KINDS:
-            lines.append("            for card in s.hands[seat]:")
+            lines += [f"            row = {table}[seat]", "            for card in s.hands[seat]:"]
             if levels[2]:
                 lines.append(f"                if not ({cond(2)}): continue")
             if kind == "cover":
-                lines += ["                for target in unbeaten:",
-                          f"                    if {cond(3)}: {out}.append(A(({kind!r}, seat, card, target)))"]
+                lines += ["                crow = row[card.index]", "                for target in unbeaten:",
+                          f"                    if {cond(3)}: {out}.append(crow[target.index])"]
             else:
-                lines.append(f"                {out}.append(A(({kind!r}, seat, card, None)))")
+                lines.append(f"                {out}.append(row[card.index])")
         else:
-            lines.append(f"            {out}.append(A(({kind!r}, seat, None, None)))")
-        return lines
+            lines.append(f"            {out}.append({table}[seat])")
+        return lines, used
 
     def _fuse(self):
-        """One function listing every legal action but passes: (others, throws); and one for
-        passes, which depend on who may throw."""
-        self._used: set[str] = set()
-        body = []
-        for kind in vocab.ACTION_KINDS:
-            if kind != "pass":
-                body += self._block(kind, "throws" if kind == "throw" else "out") or []
+        """Generate one program from checked clause trees only, compile it once and return its
+        `legal` and `passes`. The program holds:
 
-        def prelude():  # each state value a clause uses, read once per call
-            return [f"    _v_{n} = {vocab.STATE[n].code}" for n in sorted(self._used)]
-        lines = ["def legal(s, A):", "    out = []", "    throws = []"] + prelude() + body
-        lines.append("    return out, throws")
-        self._used = set()
-        passes = self._block("pass", "out")
-        lines += ["def passes(s, out, A):"] + prelude() + (passes or ["    pass"])
-        namespace = dict(RUNTIME)
-        exec(compile("\n".join(lines), f"<legal actions of {self.name}>", "exec"), namespace)
+        - `legal(s)`: every legal action but passes, as (others, throws); `passes(s, out)`
+          appends the passes, which depend on who may throw. Both accept and ignore a second
+          argument, the action constructor they once took; actions come from `action_table`.
+        - `ev_<event>(game, s, action)` per flow event: its primitives in order, `when` inlined.
+        - `draw_order(s)`: (draw_key, seat) of the seats that draw after a bout, in draw order.
+        - `settle(game, s)`: the legal actions now, after running every bout end that is due.
+          Throws and passes come first: they say who may throw, which the bout-end decisions
+          read; when one of BOUT_ENDS holds its event runs and settling starts over, so the
+          other actions are listed only once no bout ends.
+        """
+        kinds = [k for k in vocab.ACTION_KINDS if k not in ("throw", "pass")]
+        others = [self._block(kind, "out") for kind in kinds]
+        throw, pass_out, pass_throws = (self._block("throw", "throws"), self._block("pass", "out"),
+                                        self._block("pass", "throws"))
+        used = set().union(*(names for _, names in others + [throw]))
+        body = [line for lines, _ in [throw] + others for line in lines]
+        ns = dict(RUNTIME)
+        lines = ["def legal(s, A=None):", "    out = []", "    throws = []"] + _prelude(used) + body
+        lines += ["    return out, throws", "def passes(s, out, A=None):"] + _prelude(pass_out[1])
+        lines += pass_out[0] or ["    pass"]
+        lines += self._events(ns) + self._draw_order_lines()
+        lines += ["def settle(g, s):", "    for _ in range(_MAX_SETTLE):", "        if s.finished:",
+                  "            return []", "        throws = []"]
+        ends = [self._bout_end(event) for event in BOUT_ENDS]
+        lines += _indented(_prelude(used.union(pass_throws[1], *(n for _, n in ends))) + throw[0], 4)
+        lines += ["        if throws:", "            can = [False] * s.n", "            for a in throws:",
+                  "                can[a[1]] = True", "            s.can_throw = can"]
+        lines += _indented(pass_throws[0], 8) + self._order_lines(ns)
+        lines += ["            # throws precede passes, and the order rules keep their order",
+                  "            s.any_throw = throws[0][0] == 'throw'",
+                  "        else:", "            s.can_throw = [False] * s.n",
+                  "            s.any_throw = False"]
+        for event, (src, _) in zip(BOUT_ENDS, ends):
+            lines += [f"        if {src}:",
+                      f"            ev_{event}(g, s, None)", "            continue"]
+        lines += ["        out = []"] + _indented([ln for lines, _ in others for ln in lines], 4)
+        lines += ["        out += throws", "        if not out:", "            _deadlock()",
+                  "        return out", "    _unsettled()"]
+        for kind, table in action_table(self.deck, self.player_limits[1], vocab.ACTION_KINDS,
+                                        vocab.CARD_KINDS).items():
+            ns[f"_T_{kind}"] = table
+        ns.update(_MAX_SETTLE=MAX_SETTLE, _deadlock=partial(_deadlock, self.name),
+                  _unsettled=partial(_unsettled, self.name))
         self.source = "\n".join(lines)
-        return namespace["legal"], namespace["passes"]
+        exec(compile(self.source, f"<legal actions of {self.name}>", "exec"), ns)
+        self.settle_fn = ns["settle"]
+        self.draw_order_fn = ns["draw_order"]
+        for event, steps in self._flow_steps.items():  # a lone primitive needs no wrapper
+            lone = len(steps) == 1 and steps[0][1] is None and not isinstance(steps[0][0], partial)
+            self.events[event] = steps[0][0] if lone else ns[f"ev_{event}"]
+        return ns["legal"], ns["passes"]
+
+    def _events(self, ns: dict) -> list[str]:
+        """One function per flow event calling its primitives in order, each `when` inlined."""
+        lines = []
+        for event, steps in self._flow_steps.items():
+            lines.append(f"def ev_{event}(g, s, a):")
+            for i, (fn, when) in enumerate(steps):
+                name, args = f"_do_{event}_{i}", "g, s, a"
+                if isinstance(fn, partial):  # keywords from flow.yaml, validated by its schema
+                    fn, args = fn.func, args + "".join(f", {k}={v!r}" for k, v in fn.keywords.items())
+                ns[name] = fn
+                lines.append(f"    if {when.src}: {name}({args})" if when is not None
+                             else f"    {name}({args})")
+            if not steps:
+                lines.append("    pass")
+        return lines
+
+    def _draw_order_lines(self) -> list[str]:
+        """(draw_key, seat) of the seats that draw (decision `drawer`), sorted, in one pass."""
+        drawer, key = self.decisions["drawer"].clause.src, self.decisions["draw_key"].clause.src
+        return ["def draw_order(s):", "    order = []", "    for seat in range(s.n):",
+                f"        if {drawer}: order.append(({key}, seat))", "    order.sort()",
+                "    return order"]
+
+    def _order_lines(self, ns: dict) -> list[str]:
+        """Of the kinds an order rule governs, keep only the actions of the first seat by its key."""
+        groups: dict[str, tuple[set, object]] = {}
+        for kind, cr in self.order.items():
+            groups.setdefault(cr.rule.id, (set(), cr.clause.fn))[0].add(kind)
+        lines = []
+        for i, (kinds, key) in enumerate(groups.values()):
+            ns[f"_K{i}"], ns[f"_O{i}"] = frozenset(kinds), key
+            lines += [f"            seats = {{a[1] for a in throws if a[0] in _K{i}}}",
+                      "            if len(seats) > 1:",
+                      f"                first = min([(_O{i}(s, seat, None, None), seat) for seat in seats])[1]",
+                      f"                throws = [a for a in throws if a[0] not in _K{i} or a[1] == first]"]
+        return lines
 
     @staticmethod
     def _fixed_seat(compiler: Compiler, node) -> str | None:
@@ -254,3 +365,12 @@ class Ruleset:
 
     def describe_options(self) -> list[tuple[str, object, str]]:
         return [(n, self.options[n], self.option_origins[n]) for n in self.spec.options]
+
+
+def _prelude(names) -> list[str]:
+    """Each state value the clauses use, read once per call."""
+    return [f"    _v_{n} = {vocab.STATE[n].code}" for n in sorted(names)]
+
+
+def _indented(lines: list[str], by: int) -> list[str]:
+    return [" " * by + line for line in lines]

@@ -31,18 +31,21 @@ def play_random_game(ruleset: Ruleset, players: int, seed: int, check: bool = Tr
                      report: SimulationReport | None = None) -> Game:
     """Play one game from the deal of `seed`, choosing uniformly among legal actions."""
     game = Game.from_seed(ruleset, players, seed)
-    rng = random.Random(seed)
+    choice = random.Random(seed).choice
+    if not check:  # the plain loop, as lean as the public API allows (the game keeps its state)
+        legal, apply, state = game.legal_actions, game.apply_action, game.state
+        while not state.finished and state.steps < STEP_LIMIT:
+            apply(choice(legal()))
+        return game
     while not game.is_terminal() and game.state.steps < STEP_LIMIT:
-        action = rng.choice(game.legal_actions())
-        if check:
-            for inv in game.check_invariants("action", action):
-                report.violations.append((seed, game.state.steps, inv, str(action)))
+        action = choice(game.legal_actions())
+        for inv in game.check_invariants("action", action):
+            report.violations.append((seed, game.state.steps, inv, str(action)))
         game.apply_action(action)
-        if check:
-            for inv in game.check_invariants("state"):
-                report.violations.append((seed, game.state.steps, inv, str(action)))
-            if report.violations:
-                break
+        for inv in game.check_invariants("state"):
+            report.violations.append((seed, game.state.steps, inv, str(action)))
+        if report.violations:
+            break
     return game
 
 

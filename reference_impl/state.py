@@ -6,9 +6,11 @@ rule: what may happen to it is decided by clauses in spec/ and done by primitive
 
 from __future__ import annotations
 
+import operator
+import weakref
 from typing import NamedTuple
 
-from .cards import Card
+from .cards import Card, Deck
 
 
 class Action(NamedTuple):
@@ -25,6 +27,32 @@ class Action(NamedTuple):
         return action_text(self)
 
 
+_TABLES: "weakref.WeakKeyDictionary[Deck, dict]" = weakref.WeakKeyDictionary()
+
+
+def action_table(deck: Deck, seats: int, kinds, card_kinds) -> dict[str, list]:
+    """Every action over `deck` for `seats` seats, built once per deck and shared, so legal-action
+    generation looks actions up instead of building them: table[kind][seat] for kinds without a
+    card, table[kind][seat][card.index] with one, table["cover"][seat][card.index][target.index]."""
+    key = (seats, tuple(kinds))
+    cached = _TABLES.setdefault(deck, {})
+    if key not in cached:
+        cards = deck.cards
+        make = tuple.__new__
+        table = {}
+        for kind in kinds:
+            if kind == "cover":
+                table[kind] = [[[make(Action, (kind, seat, c, t)) for t in cards] for c in cards]
+                               for seat in range(seats)]
+            elif kind in card_kinds:
+                table[kind] = [[make(Action, (kind, seat, c, None)) for c in cards]
+                               for seat in range(seats)]
+            else:
+                table[kind] = [make(Action, (kind, seat, None, None)) for seat in range(seats)]
+        cached[key] = table
+    return cached[key]
+
+
 class State:
     __slots__ = (
         "n", "hands", "talon", "trump_card", "trump_suit", "table", "discard", "deck_size",
@@ -36,28 +64,28 @@ class State:
     )
 
     def clone(self) -> "State":
+        """An independent copy: containers are copied, cards and numbers shared."""
         new = State.__new__(State)
-        for name in State.__slots__:
-            setattr(new, name, getattr(self, name))
-        new.hands = [list(h) for h in self.hands]
-        new.talon = list(self.talon)
-        new.table = [list(p) for p in self.table]
-        new.discard = list(self.discard)
-        for name in ("passed", "out", "finish_order", "can_throw", "drew", "after_draw",
-                     "short_after_draw"):
-            setattr(new, name, list(getattr(self, name)))
-        new.table_ranks = set(self.table_ranks)
-        new.attack_ranks = set(self.attack_ranks)
+        for name, value in zip(_VALUES, _get_values(self)):
+            setattr(new, name, value)
+        new.hands = [h[:] for h in self.hands]
+        new.table = [p[:] for p in self.table]
+        new.talon, new.discard = self.talon[:], self.discard[:]
+        new.passed, new.out, new.finish_order = self.passed[:], self.out[:], self.finish_order[:]
+        new.can_throw, new.drew = self.can_throw[:], self.drew[:]
+        new.after_draw, new.short_after_draw = self.after_draw[:], self.short_after_draw[:]
+        new.table_ranks, new.attack_ranks = set(self.table_ranks), set(self.attack_ranks)
         return new
 
     # -- queries the vocabulary uses ------------------------------------------------------
     def left_of(self, seat: int) -> int:
         """The next seat clockwise that is not out (the seat itself if everyone else is)."""
         n, out = self.n, self.out
-        for step in range(1, n):
-            nxt = (seat + step) % n
+        nxt = (seat + 1) % n
+        while nxt != seat:
             if not out[nxt]:
                 return nxt
+            nxt = (nxt + 1) % n
         return seat
 
     def unbeaten_cards(self) -> list[Card]:
@@ -79,3 +107,10 @@ class State:
 
     def table_cards(self) -> list[Card]:
         return [c for pair in self.table for c in pair if c is not None]
+
+
+# Slots holding numbers, cards, bools or None, which a clone may share.
+_CONTAINERS = {"hands", "table", "talon", "discard", "passed", "out", "finish_order", "can_throw",
+               "drew", "after_draw", "short_after_draw", "table_ranks", "attack_ranks"}
+_VALUES = tuple(n for n in State.__slots__ if n not in _CONTAINERS)
+_get_values = operator.attrgetter(*_VALUES)

@@ -20,7 +20,7 @@ from durak.reference_impl.errors import DurakError, SetupError, suggest
 from durak.reference_impl.game import Game, Setup
 from durak.reference_impl.notation import action_text, parse_action
 from durak.reference_impl.spec import Rule, Spec
-from durak.reference_impl.state import Action, State
+from durak.reference_impl.state import Action
 from durak.reference_impl.yamlio import InputError, load_file
 
 META_FIELDS = ("action", "note", "disputes", "expect")
@@ -222,8 +222,7 @@ def _as_given(ruleset, setup: Setup) -> Game:
     """The position exactly as the setup gives it. A Game settles on construction any bout that
     nobody can continue; to name the rule that forbids an action in the position itself, explain()
     runs on the state built from the setup before that settling."""
-    shell = Game(ruleset, setup, _state=State.__new__(State))
-    return Game(ruleset, setup, _state=shell._initial_state(setup))
+    return Game.unsettled(ruleset, setup)
 
 
 def _explain(game: Game, action: Action, settled: Rule | None) -> tuple[str, str]:

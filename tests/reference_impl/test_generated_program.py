@@ -1,0 +1,89 @@
+"""The program a Ruleset generates (ruleset.py `_fuse`): flow events, bout ends and settling all
+follow spec/, and the game API around it keeps its contract (fresh lists, independent clones)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from durak.reference_impl.game import Game, Setup
+from durak.reference_impl.notation import state_json
+
+
+def start(spec, setup, preset="podkidnoy", **options):
+    rs = spec.ruleset(preset, options)
+    return Game(rs, Setup.from_json(setup, rs.deck))
+
+
+def play(game, *actions):
+    for text in actions:
+        game.apply_action(game.parse_action(text))
+    return game
+
+
+BEATEN = {"hands": [["9S", "TC"], ["JS", "7D"]], "talon": ["6S", "7S", "8S", "AH"], "trump": "AH",
+          "dealer": 1, "attacker": 0}
+
+
+def test_removing_replenish_from_a_flow_event_stops_the_draw(spec, spec_copy):
+    shipped = play(start(spec, BEATEN), "0 attack 9S", "1 cover 9S with JS")  # nothing to add
+    assert shipped.full_state()["hands"] == [["6S", "7S", "8S", "TC", "AH"], ["7D"]]
+
+    spec_copy.edit("flow.yaml", "bout_beaten_off: [discard_table, replenish, mark_out",
+                   "bout_beaten_off: [discard_table, mark_out")
+    edited = play(start(spec_copy.load(), BEATEN), "0 attack 9S", "1 cover 9S with JS")
+    assert edited.full_state()["hands"] == [["TC"], ["7D"]]
+    assert edited.full_state()["bout"] == 2
+
+
+TAKE = {"hands": [["9S", "9C"], ["6S", "7D"]], "talon": ["8D", "AH"], "trump": "AH", "dealer": 1,
+        "attacker": 0}
+
+
+def test_the_bout_taken_decision_is_read_from_the_spec(spec, spec_copy):
+    shipped = play(start(spec, TAKE), "0 attack 9S", "1 take")
+    assert "0 throw 9C" in {str(a) for a in shipped.legal_actions()}
+
+    spec_copy.edit("rules/bout.yaml", 'clause: "taking and not any_throw"', 'clause: "taking"')
+    edited = play(start(spec_copy.load(), TAKE), "0 attack 9S", "1 take")
+    assert edited.full_state()["hands"] == [["9C", "8D", "AH"], ["6S", "9S", "7D"]]
+    assert edited.full_state()["bout"] == 2
+
+
+def test_a_spec_in_which_nobody_can_act_is_reported_as_a_deadlock(spec_copy):
+    spec_copy.edit("rules/bout.yaml", 'clause: "taking and not any_throw"', 'clause: "taking and False"')
+    game = start(spec_copy.load(), {**TAKE, "hands": [["9S", "TC"], ["6S", "7D"]]})
+    game.apply_action(game.parse_action("0 attack 9S"))
+    with pytest.raises(RuntimeError, match="deadlock.*podkidnoy"):
+        game.apply_action(game.parse_action("1 take"))
+
+
+def test_legal_actions_is_a_fresh_list_each_time(spec):
+    game = Game.from_seed(spec.ruleset("podkidnoy"), 3, 7)
+    listed = game.legal_actions()
+    listed.clear()
+    assert game.legal_actions() and game.legal_actions() is not game.legal_actions()
+
+
+def test_a_clone_plays_on_without_touching_the_original(spec):
+    game = Game.from_seed(spec.ruleset("perevodnoy"), 4, 11)
+    rng = random.Random(11)
+    for _ in range(15):
+        game.apply_action(rng.choice(game.legal_actions()))
+    before, legal = state_json(game.state), [str(a) for a in game.legal_actions()]
+    copy = game.clone()
+    assert state_json(copy.state) == before
+    while not copy.is_terminal():
+        copy.apply_action(rng.choice(copy.legal_actions()))
+    assert state_json(game.state) == before
+    assert [str(a) for a in game.legal_actions()] == legal
+
+
+def test_the_ruleset_still_offers_its_legal_and_passes_functions(spec):
+    rs = spec.ruleset("podkidnoy")
+    game = play(start(spec, TAKE), "0 attack 9S", "1 take")
+    others, throws = rs.legal_fn(game.state, None)
+    rs.passes_fn(game.state, throws, None)
+    assert others == [] and [str(a) for a in throws] == ["0 throw 9C", "0 pass"]
+    assert throws == game.legal_actions()
