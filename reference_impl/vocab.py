@@ -26,6 +26,9 @@ STATE = {
     "table_unbeaten": Name(INT, "s.unbeaten", doc="attack cards not yet covered"),
     "table_covered": Name(INT, "(len(s.table) - s.unbeaten)", doc="attack cards already covered"),
     "table_card_count": Name(INT, "(2 * len(s.table) - s.unbeaten)", doc="all cards on the table"),
+    "trumps_covered_by_plain": Name(
+        INT, "sum(1 for a, d in s.table if d is not None and a.suit == s.trump_suit != d.suit)",
+        doc="trump attack cards on the table covered by a card that is not a trump"),
     "table_ranks": Name(RANKSET, "s.table_ranks", doc="ranks of every card on the table"),
     "attack_ranks": Name(RANKSET, "s.attack_ranks", doc="ranks of the attack cards"),
     "attack_rank_count": Name(INT, "len(s.attack_ranks)", doc="distinct ranks among attack cards"),

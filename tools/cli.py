@@ -259,5 +259,9 @@ from durak.tools.judge import judge_command  # noqa: E402 - registered after the
 
 cli.add_command(judge_command)
 
+from durak.tools.verify import verify_command  # noqa: E402 - registered after the group exists
+
+cli.add_command(verify_command)
+
 if __name__ == "__main__":
     main()

@@ -35,7 +35,7 @@ def build(tmp: Path, spec_dir: Path | None = None) -> subprocess.CompletedProces
     cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", str(src),
            str(tmp / "html"), "-D", f"durak_root={ROOT}"]
     if spec_dir is not None:
-        cmd += ["-D", f"durak_spec_dir={spec_dir}"]
+        cmd += ["-D", f"durak_spec_dir={spec_dir}", "-D", "durak_verify=0"]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
 
 
@@ -128,6 +128,12 @@ def test_options_invariants_disputes_and_sources_have_anchors(site, spec):
     assert all(f'id="dispute.{d}"' in disputes for d in spec.disputes)
     sources = page(site, "_generated/sources.html")
     assert all(f'id="src.{tag}"' in sources for tag in spec.sources)
+
+
+def test_each_invariant_shows_its_z3_verification_status_per_preset(site, spec):
+    invariants = page(site, "_generated/invariants.html")
+    assert invariants.count("z3 (durak verify)") == len(spec.invariants)
+    assert all(f"{preset}: proved" in invariants for preset in spec.presets)
 
 
 def test_every_case_is_listed_and_linked_from_the_rules_it_cites(site, spec):

@@ -33,6 +33,29 @@ def _paths(app) -> tuple[Path, Path]:
     return Path(spec).resolve(), Path(root).resolve()
 
 
+def verification(data) -> dict:
+    """`durak verify`'s result per invariant and preset (z3 induction over every action and bout
+    end, 2 to 6 players): {invariant id: {preset: (status, note)}}."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from durak.tools.verify_run import verify_preset
+    presets = list(data.spec.presets)
+    args = [(str(data.spec.root), p, {}, [2, 3, 4, 5, 6], 3, False) for p in presets]
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        reports = list(pool.map(verify_preset, *zip(*args)))
+    out: dict = {}
+    for report in reports:
+        for (prop, _step), cell in report.cells.items():
+            if cell.status == "never":
+                continue
+            worst = out.setdefault(prop, {}).get(report.preset, ("proved", ""))
+            rank = {"proved": 0, "bounded": 1, "counterexample": 2}
+            if rank.get(cell.status, 0) >= rank.get(worst[0], 0):
+                note = f"depth {cell.depth}" if cell.status == "bounded" else cell.note
+                out[prop][report.preset] = (cell.status, note)
+    return out
+
+
 def generate(app) -> None:
     """Load the spec and cases, then (re)write the generated pages that changed."""
     spec_dir, root = _paths(app)
@@ -42,6 +65,8 @@ def generate(app) -> None:
         # A broken spec is the author's mistake, not Sphinx's: one line, no crash report.
         logger.error("durak_docs: can't load the spec: %s", exc)
         raise SystemExit(2) from None
+    if str(app.config.durak_verify).lower() not in ("0", "false", "no", ""):
+        data.verification = verification(data)
     state.set_data(data)
     gendir = Path(app.srcdir) / GENERATED
     pages = build_pages(data, gendir)
@@ -76,6 +101,7 @@ class ExactIds(SphinxTransform):
 def setup(app):
     app.add_config_value("durak_spec_dir", None, "env", [str])
     app.add_config_value("durak_root", None, "env", [str])
+    app.add_config_value("durak_verify", "1", "env", [str])
     app.connect("builder-inited", generate)
     app.connect("include-read", links.on_include_read)
     for table in (directives.DIRECTIVES, reference.DIRECTIVES, position.DIRECTIVES,

@@ -43,6 +43,7 @@ class DocsData:
     rule_options: dict[str, list[str]] = field(default_factory=dict)
     option_rules: dict[str, list[str]] = field(default_factory=dict)
     def_rules: dict[str, list[str]] = field(default_factory=dict)
+    verification: dict | None = None  # invariant id -> {preset: (status, note)}, from durak verify
 
     @classmethod
     def load(cls, spec_dir: Path, root: Path) -> "DocsData":

@@ -284,7 +284,14 @@ class InvariantBody(DurakDirective):
             self.fail(f"unknown invariant {self.arguments[0]!r}")
         scope = ("the state after every step" if inv["scope"] == "state"
                  else "the state before every applied action")
-        return [para(inv["text"]), fields([("Checked on", scope), ("Verification", STATE_MACHINE)]),
+        rows = [("Checked on", scope), ("Tested", STATE_MACHINE)]
+        if data.verification is not None:
+            by_preset = data.verification.get(inv["id"], {})
+            text = "; ".join(f"{p}: {status}" + (f" ({note})" if note else "")
+                             for p, (status, note) in by_preset.items()) or "not reached by any step"
+            rows.append(("z3 (durak verify)", "proved by induction over every action and bout end, "
+                         "2 to 6 players, unless said otherwise: " + text))
+        return [para(inv["text"]), fields(rows),
                 para(strong("Clause")), clause_block(inv["clause"], data)]
 
 

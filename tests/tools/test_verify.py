@@ -1,0 +1,353 @@
+"""`durak verify` and the z3 backend (tools/z3*.py, tools/verify*.py).
+
+The backend must mean what the Python backend means (checked on states from random games); the
+invariants must be proved for a preset; copies of spec/ with a rule broken must each give a
+counterexample for the right invariant that the interpreter reproduces; preset problems, boundary
+cases and the D1 equivalence must come out as the research says.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+import yaml
+import z3
+from click.testing import CliRunner
+
+from durak.conformance.cases import parse_case
+from durak.reference_impl import vocab
+from durak.reference_impl.game import Game, Setup
+from durak.reference_impl.primitives import PRIMITIVES
+from durak.tools.cli import cli
+from durak.tools.verify_boundary import generate, generate_fresh
+from durak.tools.verify_equiv import compare
+from durak.tools.verify_invariants import Induction, properties
+from durak.tools.verify_presets import dead_options, deals
+from durak.tools.verify_run import verify_preset
+from durak.reference_impl.lang import SEAT, STR
+from durak.tools.z3values import Card, V, simp
+from durak.tools.z3machine import PRIMITIVES as SYMBOLIC, Machine
+from durak.tools.z3state import CALL_NAMES, VALUE_NAMES, SymAction, concrete
+
+# The invariant a plain card on a trump breaks. spec/invariants.yaml has none about beating yet,
+# so the tests that need it add it to their copy of spec/.
+COVER_INVARIANT = """  - id: inv.trump_covered_by_trump
+    title: A trump is covered only by a trump
+    text: No trump on the table is ever covered by a card that is not a trump.
+    scope: state
+    clause: "trumps_covered_by_plain == 0"
+"""
+
+BROKEN = {
+    "attack cap removed": (
+        "rules/limits.yaml", 'clause: "not limits_apply or within_cap"', 'clause: "True"',
+        "inv.attack_cap"),
+    "defender-hand bound reads the attacker's hand": (
+        "rules/limits.yaml",
+        'clause: "not limits_apply or table_attack_count + 1 <= defender_hand_at_start"',
+        'clause: "not limits_apply or table_attack_count + 1 <= hand(attacker)"',
+        "inv.unbeaten_le_hand"),
+    "draw order reversed": (
+        "rules/draw.yaml", 'clause: "0 if seat == attacker else (players if seat == defender',
+        'clause: "players if seat == attacker else (0 if seat == defender', "inv.draw_order"),
+    "a plain card beats a trump": (
+        "rules/defence.yaml", "or (card.is_trump and not target.is_trump)",
+        "or (card.is_trump != target.is_trump)", "inv.trump_covered_by_trump"),
+}
+
+
+def run(*args):
+    result = CliRunner().invoke(cli, list(args))
+    assert "Traceback" not in result.output
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), \
+        f"unexpected exception {result.exception!r}"
+    return result
+
+
+def with_cover_invariant(spec_copy):
+    """The spec copy with inv.trump_covered_by_trump (shipped now; added if a copy lacks it)."""
+    path = spec_copy.root / "invariants.yaml"
+    if "inv.trump_covered_by_trump" not in path.read_text():
+        path.write_text(path.read_text() + COVER_INVARIANT)
+    return spec_copy
+
+
+# -- the backend ------------------------------------------------------------------------------
+
+def test_every_vocabulary_name_has_a_symbolic_meaning():
+    assert set(vocab.STATE) == VALUE_NAMES | CALL_NAMES
+    assert {n for n, e in vocab.STATE.items() if e.args is not None} == CALL_NAMES
+
+
+def test_every_primitive_of_the_flow_has_a_symbolic_model():
+    assert set(SYMBOLIC) == set(PRIMITIVES)
+
+
+def _symbolic_action(m, s, a):
+    """The SymAction of an interpreter action, with the vocabulary's card facts as they are."""
+    suits = m.suits
+    card = Card(a.card.rank, suits.index(a.card.suit)) if a.card is not None else None
+    target = Card(a.target.rank, suits.index(a.target.suit)) if a.target is not None else None
+    return SymAction(a.kind, a.seat, card, target,
+                     (a.card in s.hands[a.seat]) if card else None,
+                     s.is_unbeaten(a.target) if target else None,
+                     s.unbeaten_share_rank(a.card) if card else None)
+
+
+def _candidates(game):
+    """Legal actions and illegal ones near them: every card of every hand, every kind."""
+    s = game.state
+    out = list(game.legal_actions())
+    for seat in range(s.n):
+        out += [game.parse_action(f"{seat} {k}") for k in ("take", "pass")]
+        for c in s.hands[seat][:3]:
+            out += [game.parse_action(f"{seat} {k} {c}") for k in ("attack", "throw", "transfer")]
+            out += [game.parse_action(f"{seat} cover {a} with {c}") for a, _ in s.table[:2]]
+    return out
+
+
+def _value(x):
+    x = simp(x)
+    return x if isinstance(x, (bool, int)) or x is None else simp(z3.simplify(x))
+
+
+@pytest.mark.parametrize("preset,n", [("podkidnoy", 3), ("perevodnoy_online", 2),
+                                      ("podkidnoy_online", 4)])
+def test_the_z3_backend_agrees_with_the_python_backend_on_states_of_random_games(spec, preset, n):
+    ruleset = spec.ruleset(preset)
+    m = Machine(ruleset, n)
+    props = properties(ruleset)
+    rng = random.Random(7)
+    checked = 0
+    for seed in range(3):
+        game = Game.from_seed(ruleset, n, seed)
+        while not game.is_terminal() and game.state.steps < 60:
+            s = game.state
+            cs = concrete(m, s)
+            for p in props:
+                want = p.clause.fn(s) if p.lemma else p.clause.fn(s, 0, "attack")
+                assert _value(m.clause(cs, p.clause.tree, {"seat": _seat(0), "kind": _kind("attack")})) == bool(want), p.id
+            for name, cr in ruleset.decisions.items():
+                seats = range(n) if name in ("drawer", "draw_key", "out") else [None]
+                for seat in seats:
+                    want = cr.clause.fn(s, seat)
+                    have = _value(m.decide(cs, name, seat))
+                    assert have == want or (want is None and have is None), (name, seat)
+            for a in _candidates(game):
+                sa = _symbolic_action(m, s, a)
+                for cr, term in m.rule_terms(cs, sa):
+                    assert _value(term) == bool(cr.clause.fn(s, a.seat, a.card, a.target)), (cr.rule.id, str(a))
+                    checked += 1
+            game.apply_action(rng.choice(game.legal_actions()))
+    assert checked > 500
+
+
+def _seat(x):
+    return V(x, SEAT)
+
+
+def _kind(k):
+    return V(k, STR)
+
+
+# -- invariants -------------------------------------------------------------------------------
+
+def test_every_invariant_of_podkidnoy_is_proved_by_induction_for_two_and_three_players(spec):
+    report = verify_preset(str(spec.root), "podkidnoy", {}, [2, 3], 3, equivalences=False)
+    statuses = {k: c.status for k, c in report.cells.items()}
+    assert set(statuses.values()) == {"proved", "never"}
+    assert all(statuses[(inv["id"], "throw")] == "proved" for inv in spec.invariants)
+    assert statuses[("inv.attack_cap", "transfer")] == "never"  # podkidnoy has no transfers
+
+
+def test_the_induction_is_not_vacuous(spec):
+    """Every transition the proofs quantify over happens in some position they assume."""
+    ind = Induction(spec.ruleset("perevodnoy"), 3, properties(spec.ruleset("perevodnoy")))
+    proved, _ = ind.houdini()
+    assert all(ind.possible(t, proved) for t in ind.transitions.values())
+    ind.transitions["cover"].constraints.append(z3.BoolVal(False))  # a step that cannot happen
+    assert not ind.possible(ind.transitions["cover"], proved)
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN))
+def test_verify_finds_a_counterexample_for_the_right_invariant_when_a_rule_is_broken(
+        spec_copy, tmp_path, broken):
+    rel, old, new, invariant = BROKEN[broken]
+    with_cover_invariant(spec_copy).edit(rel, old, new)
+    cases = tmp_path / "cases"
+    result = run("--spec", str(spec_copy.root), "verify", "--variant", "podkidnoy", "--players", "2",
+                 "--cases-dir", str(cases))
+    assert result.exit_code == 1, result.output
+    assert f"{invariant} / " in result.output and "counterexample" in result.output
+    written = sorted((cases / "generated" / "counterexamples" / invariant).glob("*.yaml"))
+    assert written, result.output
+    spec = spec_copy.load()
+    for path in written:
+        data = yaml.safe_load(path.read_text())
+        parse_case(data, spec, str(path), rel_id=str(path.relative_to(cases))[:-5])
+        assert invariant in data["generated"]["failing"]
+        ruleset = spec.ruleset("podkidnoy")
+        game = Game(ruleset, Setup.from_json(data["setup"], ruleset.deck))
+        game.apply_action(game.parse_action(data["steps"][0]["do"]))
+        assert invariant in game.check_invariants()
+
+
+def test_the_invariant_about_covers_is_proved_while_the_beating_rule_is_intact(spec_copy, tmp_path):
+    with_cover_invariant(spec_copy)
+    result = run("--spec", str(spec_copy.root), "verify", "--variant", "podkidnoy", "--players", "2",
+                 "--invariant", "inv.trump_covered_by_trump", "--cases-dir", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "inv.trump_covered_by_trump" in result.output and "✗" not in result.output
+
+
+def test_without_its_lemmas_an_invariant_is_only_proved_up_to_a_depth_and_says_why(spec):
+    report = verify_preset(str(spec.root), "podkidnoy", {}, [2], 2, equivalences=False, lemmas=())
+    cell = report.cells[("inv.unbeaten_le_hand", "throw")]
+    assert cell.status == "bounded" and cell.depth == 2
+    assert "no Setup states" in cell.note and "defender_hand_at_start=" in cell.note
+
+
+# -- presets ----------------------------------------------------------------------------------
+
+def test_six_players_can_not_be_dealt_six_cards_from_a_32_card_deck(spec_copy):
+    spec_copy.edit("deck.yaml", 'ranks: ["6", "7",', 'ranks: ["7",').edit("deck.yaml", '"6": six, ', "")
+    made = {d.players: d for d in deals(spec_copy.load().ruleset("podkidnoy"))}
+    assert made[5].talon == 2 and "can't deal 6 cards to 6 players from 32 cards" in made[6].note
+
+
+def test_six_players_on_36_cards_leave_no_card_to_turn_up(spec):
+    made = {d.players: d for d in deals(spec.ruleset("podkidnoy"))}
+    assert made[6].talon == 0 and "dealer's last card is the trump" in made[6].note
+    assert made[2].talon == 24
+
+
+def test_an_option_the_other_options_rule_out_is_a_problem_with_its_reason(spec_copy):
+    spec_copy.edit("presets.yaml", "  podkidnoy_no_cap:", """  short_cap:
+    title: Four cards a bout, five before the first discard
+    extends: podkidnoy
+    sources: [W19]
+    options:
+      max_attack_cards: 4
+      first_bout_max: 5
+  podkidnoy_no_cap:""")
+    spec = spec_copy.load()
+    problems, _ = dead_options(spec, "short_cap", spec.ruleset("short_cap"))
+    assert len(problems) == 1 and "first_bout_max=5 has no effect" in problems[0]
+    assert "limits.first_bout" in problems[0] or "within_first_bout_cap" in problems[0]
+
+
+def test_verify_exits_1_on_a_preset_problem(spec_copy, tmp_path):
+    spec_copy.edit("presets.yaml", "      max_attack_cards: null", "      max_attack_cards: 4\n      first_bout_max: 5")
+    result = run("--spec", str(spec_copy.root), "verify", "--variant", "podkidnoy_no_cap",
+                 "--players", "2", "--cases-dir", str(tmp_path))
+    assert result.exit_code == 1 and "first_bout_max=5 has no effect" in result.output
+
+
+# -- boundary cases ---------------------------------------------------------------------------
+
+def _replay(spec, case, preset):
+    ruleset = spec.ruleset(preset)
+    game = Game(ruleset, Setup.from_json(case["setup"], ruleset.deck))
+    action = game.parse_action(case["steps"][0]["do"])
+    return game, action
+
+
+def test_boundary_cases_put_the_defender_hand_bound_exactly_at_its_edge(spec):
+    cases, skipped = generate(spec, ["podkidnoy_online"], players=[2],
+                              only={"limits.unbeaten_le_hand"})
+    assert not skipped
+    by_verdict = {c["steps"][0]["expect"]: c for c in cases}
+    for verdict, c in by_verdict.items():
+        parse_case(c, spec, c["id"], rel_id=c["id"])
+        assert c["id"] == f"generated/boundary/limits/limits.unbeaten_le_hand.{verdict}"
+        assert c["generated"]["by"].startswith("durak verify")
+        game, action = _replay(spec, c, "podkidnoy_online")
+        s = game.state
+        unbeaten_after = s.unbeaten + (1 if action.kind in ("attack", "throw") else 0)
+        hand = len(s.hands[s.defender])
+        if verdict == "accept":
+            assert action in game.legal_actions() and unbeaten_after == hand
+        else:
+            assert game.explain(action)[0] == "limits.unbeaten_le_hand" and unbeaten_after == hand + 1
+    assert set(by_verdict) == {"accept", "reject"}
+
+
+def test_boundary_generation_in_a_fresh_process_gives_the_same_cases_every_time(spec):
+    first = generate_fresh(spec.root, ["podkidnoy"], [2], {"defence.take", "attack.opener"})
+    again = generate_fresh(spec.root, ["podkidnoy"], [2], {"defence.take", "attack.opener"})
+    assert len(first[0]) == 4 and json.dumps(first) == json.dumps(again)
+
+
+def test_the_shipped_boundary_cases_still_get_their_verdicts(spec):
+    root = Path(__file__).resolve().parents[2] / "conformance" / "cases" / "generated" / "boundary"
+    files = sorted(root.rglob("*.yaml"))
+    assert files, "run durak verify --write-boundary"
+    for path in files:
+        case = yaml.safe_load(path.read_text())
+        step = case["steps"][0]
+        for preset in case["variants"]:
+            game, action = _replay(spec, case, preset)
+            if step["expect"] == "accept":
+                assert action in game.legal_actions(), (case["id"], preset)
+            else:
+                assert game.explain(action)[0] == step["rule"], (case["id"], preset)
+
+
+# -- equivalences -----------------------------------------------------------------------------
+
+def test_the_two_readings_of_the_hand_bound_agree_without_transfers(spec):
+    ruleset = spec.ruleset("podkidnoy")
+    ind = Induction(ruleset, 2, properties(ruleset))
+    proved = ind.houdini()[0]
+    found = compare(spec, "podkidnoy", {}, "start_of_bout", "unbeaten_le_current", [2], lambda n: proved)
+    assert found.equal_players == [2] and found.witness is None
+
+
+def test_the_readings_part_after_a_late_transfer_and_the_interpreter_agrees(spec):
+    overrides = {"transfer_window": "while_unbeaten_share_rank"}
+    ruleset = spec.ruleset("perevodnoy", overrides)
+    ind = Induction(ruleset, 2, properties(ruleset))
+    proved = ind.houdini()[0]
+    assert "lemma.hand_at_start" not in proved
+    found = compare(spec, "perevodnoy", overrides, "start_of_bout", "unbeaten_le_current", [2],
+                    lambda n: proved)
+    assert found.witness is not None and found.agrees is True
+    assert " transfer " in found.witness["actions"][0]
+    assert set(found.witness["interpreter"].values()) & {"limits.hand_at_start", "limits.unbeaten_le_hand"}
+
+
+def test_the_literal_reading_differs_and_the_interpreter_agrees(spec):
+    ruleset = spec.ruleset("podkidnoy")
+    proved = Induction(ruleset, 2, properties(ruleset)).houdini()[0]
+    found = compare(spec, "podkidnoy", {}, "start_of_bout", "total_le_current", [2], lambda n: proved)
+    assert found.agrees is True
+    assert found.witness["interpreter"]["total_le_current"] == "limits.total_le_hand"
+
+
+# -- the command line -------------------------------------------------------------------------
+
+def test_verify_over_every_preset_and_player_count_proves_everything(tmp_path):
+    """What CI promises: the full `durak verify` over all presets has no counterexample."""
+    result = run("verify", "--jobs", "2", "--cases-dir", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "counterexample" not in result.output.split("Equivalences")[0]
+    assert "0 problem(s)" in result.output and "run time" in result.output
+
+
+def test_verify_prints_its_run_time_and_exits_0_when_everything_is_proved(tmp_path):
+    result = run("verify", "--variant", "podkidnoy", "--players", "2", "--cases-dir", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "run time" in result.output and "0 problem(s)" in result.output
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--variant", "podkidnoi"], "unknown preset 'podkidnoi'. Did you mean 'podkidnoy'?"),
+    (["--invariant", "inv.atack_cap"], "unknown invariant 'inv.atack_cap'. Did you mean 'inv.attack_cap'?"),
+    (["--players", "7"], "this deck is for 2 to 6 players"),
+])
+def test_bad_verify_arguments_get_one_line_and_exit_2(args, message):
+    result = run("verify", *args)
+    assert result.exit_code == 2 and message in result.output

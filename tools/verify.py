@@ -1,0 +1,174 @@
+"""`durak verify`: z3 checks of the specification itself, from the same clauses the interpreter
+compiles (tools/z3backend.py is the clause language's second backend).
+
+For every preset: the consistency of its deal and options (tools/verify_presets.py); every
+invariant of spec/invariants.yaml proved per action kind and bout end (tools/verify_run.py), or a
+counterexample replayed on the interpreter and written as a conformance case; the D1 hand-bound
+equivalence (tools/verify_equiv.py); with --write-boundary, boundary cases for every legality
+clause (tools/verify_boundary.py). Exit 1 when anything has a counterexample or a preset problem.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from durak.reference_impl.errors import DurakError, suggest
+
+from .verify_cases import clear_counterexamples, counterexample_case, default_cases_dir, write_case
+from .verify_equiv import render_equivalences
+from .verify_invariants import STEPS
+from .verify_presets import render_presets
+from .verify_run import verify_preset
+from .z3values import Untranslatable
+
+SYMBOL = {"proved": "✓", "never": "·", "bounded": "≤{depth}", "counterexample": "✗"}
+HEADINGS = {"bout_beaten_off": "beaten off", "bout_taken": "taken"}
+
+
+def _cell_text(cell) -> str:
+    text = SYMBOL[cell.status].format(depth=cell.depth)
+    return f"[red]{text}[/red]" if cell.status == "counterexample" else \
+        f"[yellow]{text}[/yellow]" if cell.status == "bounded" else text
+
+
+def _player_range(ruleset, players):
+    lo, hi = ruleset.player_limits
+    if players is None:
+        return list(range(lo, hi + 1))
+    if not lo <= players <= hi:
+        raise click.UsageError(f"--players {players}: this deck is for {lo} to {hi} players")
+    return [players]
+
+
+def _run_all(spec, presets, overrides, players, depth, jobs, equivalences):
+    args = [(str(spec.root), p, overrides, _player_range(spec.ruleset(p, overrides), players), depth,
+             equivalences) for p in presets]
+    if jobs > 1 and len(args) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            return list(pool.map(verify_preset, *zip(*args)))
+    return [verify_preset(*a) for a in args]
+
+
+def render(console, report, only: str | None):
+    table = Table(title=f"{report.preset}: invariants and lemmas, per step (players "
+                        f"{', '.join(map(str, report.players))})", title_justify="left")
+    table.add_column("property")
+    for step in STEPS:
+        table.add_column(HEADINGS.get(step, step), justify="center")
+    for pid, title, lemma in report.props:
+        if only and pid != only:
+            continue
+        row = [f"{pid}" + (" [dim](lemma)[/dim]" if lemma else "")]
+        row += [_cell_text(report.cells[(pid, step)]) for step in STEPS]
+        table.add_row(*row)
+    console.print(table)
+    for pid, title, lemma in report.props:
+        if only and pid != only:
+            continue
+        for step in STEPS:
+            cell = report.cells[(pid, step)]
+            if cell.status == "bounded":
+                console.print(f"  {pid} / {HEADINGS.get(step, step)}: proved up to depth "
+                              f"{cell.depth} from every deal (players {cell.players}); "
+                              f"{cell.note}", highlight=False)
+            elif cell.status == "counterexample":
+                where = f"players {cell.players}"
+                console.print(f"  [red]{pid} / {HEADINGS.get(step, step)}: counterexample[/red] "
+                              f"({where})", highlight=False)
+                if cell.cex is not None:
+                    console.print(f"    position: {json.dumps(cell.cex.position.setup)}",
+                                  highlight=False, soft_wrap=True)
+                    console.print(f"    action:   {cell.cex.position.actions[0]}", highlight=False)
+                    console.print(f"    after it, the interpreter finds failing: "
+                                  f"{', '.join(cell.cex.failed)}", highlight=False)
+                else:
+                    console.print(f"    {cell.note}", highlight=False)
+
+
+@click.command("verify")
+@click.option("--variant", "variants", multiple=True, metavar="PRESET",
+              help="Preset to check (repeatable); default: every preset.")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="Override an option of each preset checked (repeatable).")
+@click.option("--invariant", "only", default=None, metavar="ID",
+              help="Show and resolve only this invariant (or lemma); all are still assumed.")
+@click.option("--players", type=int, default=None, help="One player count instead of all.")
+@click.option("--depth", type=click.IntRange(1, 12), default=4, show_default=True,
+              help="Steps of bounded model checking where induction does not go through.")
+@click.option("--cases-dir", type=click.Path(file_okay=False), default=None,
+              help="Where generated conformance cases go (default: the suite's cases folder).")
+@click.option("--write-boundary", is_flag=True,
+              help="Also generate the boundary cases of every legality clause.")
+@click.option("--jobs", type=click.IntRange(1, 16), default=min(2, os.cpu_count() or 1),
+              show_default=True, help="Presets checked in parallel.")
+@click.pass_context
+def verify_command(ctx, variants, options, only, players, depth, cases_dir, write_boundary, jobs):
+    """Prove the spec's invariants with z3 per preset, or print counterexamples."""
+    from .cli import UserError, _load, _parse_options
+    started = time.perf_counter()
+    spec = _load(ctx)
+    overrides = _parse_options(options)
+    presets = list(variants) or list(spec.presets)
+    for p in presets:
+        if p not in spec.presets:
+            raise UserError(f"--variant: unknown preset {p!r}.{suggest(p, spec.presets)} "
+                            f"Presets: {', '.join(spec.presets)}")
+    try:
+        rulesets = {p: spec.ruleset(p, overrides) for p in presets}
+    except DurakError as exc:
+        raise UserError(str(exc)) from None
+    if only is not None:
+        from .verify_invariants import LEMMAS
+        ids = [inv["id"] for inv in spec.invariants] + [lem.id for lem in LEMMAS]
+        if only not in ids:
+            raise UserError(f"--invariant: unknown invariant {only!r}.{suggest(only, ids)}")
+    console = Console(highlight=False, soft_wrap=False, width=max(120, Console().width))
+    failures = 0
+    try:
+        reports = _run_all(spec, presets, overrides, players, depth, jobs, only is None)
+    except (Untranslatable, DurakError) as exc:
+        raise UserError(f"durak verify: {exc}") from None
+    root = cases_dir or default_cases_dir()
+    for report in reports:
+        render_presets(console, report)
+        failures += len(report.problems)
+        render(console, report, only)
+        for pid, _, _ in report.props:  # this run's counterexamples replace the last run's
+            if not only or pid == only:
+                clear_counterexamples(root, pid, report.preset)
+        for (pid, step), cell in report.cells.items():
+            if only and pid != only:
+                continue
+            if cell.status == "counterexample":
+                failures += 1
+                if cell.cex is not None:
+                    title = dict((i, t) for i, t, _ in report.props)[pid]
+                    path = write_case(root, counterexample_case(cell.cex, rulesets[report.preset],
+                                                                title), spec)
+                    console.print(f"    written as {path}", highlight=False)
+
+        if report.equivalences:
+            render_equivalences(console, report.equivalences)
+            failures += sum(1 for f in report.equivalences if f.agrees is False)
+    if write_boundary:
+        from .verify_boundary import write_boundary_cases
+        written, skipped = write_boundary_cases(spec, presets, root)
+        console.print(f"boundary cases: {len(written)} written under "
+                      f"{root / 'generated' / 'boundary'}", highlight=False)
+        for note in skipped:
+            console.print(f"  skipped: {note}", highlight=False)
+
+    seconds = time.perf_counter() - started
+    counts = sorted({n for r in reports for n in r.players})
+    console.print(f"durak verify: {len(presets)} preset(s), players {', '.join(map(str, counts))}: "
+                  f"{failures} problem(s); run time {seconds:.1f} s", highlight=False)
+    if failures:
+        sys.exit(1)

@@ -1,0 +1,307 @@
+"""`durak verify --write-boundary`: for each legality clause (and order rule), a position where it
+is just satisfied and one where it is just violated, as generated conformance cases.
+
+"Just" means: the clause holds (fails) because of one numeric comparison in it, and that comparison
+sits at its edge: equality, or off by one (e.g. the defender holds exactly as many cards as there
+will be unbeaten ones). Clauses without such a comparison get a position where they decide the
+verdict. A rejecting case also has every earlier rule of its kind satisfied, so the interpreter
+names this rule; every case is replayed on the interpreter before it is written, and one case
+lists every preset under which the interpreter gives it the same verdict.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import z3
+
+from durak.reference_impl.errors import DurakError
+from durak.reference_impl.lang import CMP_OPS
+
+from .verify_cases import clear, write_case
+from .verify_invariants import check, properties
+from .z3backend import Translator, parse
+from .z3values import PY_CMP, tight, zbool
+from .z3concrete import Position, Step, realize, replay
+from .z3machine import Machine
+from .z3state import SymAction, SymState, reset_names
+
+SUBDIR = "generated/boundary"
+ATTEMPTS = 3
+
+
+@dataclass
+class Found:
+    setup: dict
+    action: str
+    players: int
+    edge: str  # the comparison at its edge, in words, or '' when the clause has none
+
+
+def _rules(spec):
+    """Every rule with a legality clause or an order key, in spec order."""
+    return [r for r in spec.rules if r.applies_to]
+
+
+def _query(m: Machine, rule, kind: str, verdict: str, props, edges: bool):
+    """Yield (constraints, s0, action, atom or None) for each way to reach the boundary: at the
+    edge of each comparison in turn when `edges`, else where the clause decides the verdict."""
+    s0 = SymState.fresh(m, "edge")
+    a = SymAction.fresh(kind, m.nranks, m.nsuits)
+    base = [m.well_formed(s0), m.expressible(s0), m.settled(s0), m.action_facts(s0, a),
+            z3.Not(zbool(s0.finished))]
+    base += [m.clause(s0, p.clause.tree) for p in props if p.scope == "state"]
+    if rule.key:  # an order rule: it decides between seats that all pass the legality clauses
+        rivals = z3.Or([z3.And(a.seat != y, zbool(m.could(s0, kind, y))) for y in range(m.n)])
+        order = m.order_ok(s0, a)
+        want = [m.generated(s0, a), m.passes_rules(s0, a), rivals,
+                order if verdict == "accept" else z3.Not(zbool(order))]
+        if not edges:
+            yield base + want + m.side, s0, a, None
+        return
+    terms = m.rule_terms(s0, a)
+    index = next(i for i, (cr, _) in enumerate(terms) if cr.rule.id == rule.id)
+    clause = m.ruleset.legality[kind][index].clause.tree
+    if verdict == "accept":
+        base.append(m.legal(s0, a))
+    else:
+        base += [t for _, t in terms[:index]]
+    atoms = []
+    whole = Translator(s0, a.names(), atoms=atoms).bool(clause)
+    if not edges:
+        yield base + [whole if verdict == "accept" else z3.Not(zbool(whole))] + m.side, s0, a, None
+        return
+    for atom in atoms:
+        flipped = Translator(s0, a.names(), {id(atom.node): verdict != "accept"}).bool(clause)
+        edge = tight(atom, verdict == "accept")
+        decides = [whole, z3.Not(zbool(flipped))] if verdict == "accept" else [z3.Not(zbool(whole)), flipped]
+        yield base + decides + [edge] + m.side, s0, a, atom
+
+
+def _verdict(ruleset, setup, action_text):
+    """('accept'|'reject'|None, rule the interpreter names) for the action at the position."""
+    game, _ = replay(ruleset, Position(setup, [action_text], len(setup["hands"])))
+    if game is None:
+        return None, ""
+    try:
+        action = game.parse_action(action_text)
+    except DurakError:
+        return None, ""
+    if action in game.legal_actions():
+        return "accept", ""
+    return "reject", game.explain(action)[0]
+
+
+def edge_words(atom, satisfied: bool, ruleset) -> str:
+    """How a comparison sits at its edge, in words (option values written in)."""
+    if satisfied:
+        how = {"<=": "holds with equality", ">=": "holds with equality", "==": "holds",
+               "<": "holds by one", ">": "holds by one", "!=": "holds by one"}[atom.op]
+    else:
+        how = {"<=": "fails by one", ">=": "fails by one", "==": "fails by one",
+               "<": "fails with equality", ">": "fails with equality", "!=": "fails"}[atom.op]
+    return f"{folded_text(atom.node, ruleset)} {how}"
+
+
+class _Fold(ast.NodeTransformer):
+    """A clause as one ruleset reads it: definitions inlined, options written in as constants,
+    constant parts evaluated."""
+
+    def __init__(self, options, definitions):
+        self.options, self.definitions = options, definitions
+
+    def visit_Name(self, node):
+        if node.id in self.definitions:
+            return self.visit(copy.deepcopy(parse(self.definitions[node.id][1])))
+        return node
+
+    def visit_Attribute(self, node):
+        if isinstance(node.value, ast.Name) and node.value.id == "opt":
+            return ast.Constant(self.options[node.attr])
+        return self.generic_visit(node)
+
+    def visit_IfExp(self, node):
+        node = self.generic_visit(node)
+        if isinstance(node.test, ast.Constant):
+            return node.body if node.test.value else node.orelse
+        return node
+
+    def visit_Compare(self, node):
+        node = self.generic_visit(node)
+        parts = [node.left] + node.comparators
+        if len(node.ops) == 1 and all(isinstance(p, ast.Constant) for p in parts):
+            op = CMP_OPS[type(node.ops[0])]
+            a, b = parts[0].value, parts[1].value
+            if op in PY_CMP and (a is not None and b is not None or op in ("==", "!=")):
+                return ast.Constant(PY_CMP[op](a, b))
+            if op in ("is", "is not"):
+                return ast.Constant((a is b) == (op == "is"))
+        return node
+
+    def visit_UnaryOp(self, node):
+        node = self.generic_visit(node)
+        if isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Constant):
+            return ast.Constant(not node.operand.value)
+        return node
+
+    def visit_BoolOp(self, node):
+        node = self.generic_visit(node)
+        is_and = isinstance(node.op, ast.And)
+        rest = []
+        for v in node.values:
+            if isinstance(v, ast.Constant) and isinstance(v.value, bool):
+                if v.value is not is_and:
+                    return ast.Constant(not is_and)
+                continue
+            rest.append(v)
+        if not rest:
+            return ast.Constant(is_and)
+        return rest[0] if len(rest) == 1 else ast.BoolOp(node.op, rest)
+
+    def visit_BinOp(self, node):
+        node = self.generic_visit(node)
+        if isinstance(node.right, ast.Constant) and node.right.value == 0 and isinstance(node.op, ast.Add):
+            return node.left
+        return node
+
+
+def folded_text(node, ruleset) -> str:
+    return ast.unparse(_Fold(ruleset.options, ruleset.spec.definitions).visit(copy.deepcopy(node)))
+
+
+def _attempt(ruleset, rule, verdict, m, query, s0, a, seen_sat: list):
+    """A position from a model of `query` that the interpreter confirms, or None."""
+    blocks = []
+    for _ in range(ATTEMPTS):
+        result, model = check(query + blocks)
+        if result != z3.sat:
+            return None
+        seen_sat.append(True)
+        position = realize(m, model, s0, [Step(a)], query + blocks)
+        if position is not None:
+            seen, named = _verdict(ruleset, position.setup, position.actions[0])
+            if seen == verdict and (verdict == "accept" or named == rule.id):
+                return position
+        blocks.append(z3.Not(z3.And([x == model.eval(x, model_completion=True)
+                                     for x in [s0.A, s0.U, s0.talon] + s0.f["hand"]])))
+    return None
+
+
+def find(ruleset, rule, verdict: str, players, seen_sat: list) -> Found | None:
+    """The first confirmed boundary position: at a comparison's edge if any can be, else where
+    the clause decides; fewest players first. `seen_sat` records whether z3 found any model."""
+    reset_names()  # the same search finds the same position whatever was generated before
+    props = properties(ruleset)
+    kinds = [k for k in rule.applies_to
+             if (rule.key and rule.id in {cr.rule.id for cr in ruleset.order.values()})
+             or any(cr.rule.id == rule.id for cr in ruleset.legality[k])]
+    for edges, n, kind in ((e, n, k) for e in (True, False) for n in players for k in kinds):
+        m = Machine(ruleset, n)
+        for query, s0, a, atom in _query(m, rule, kind, verdict, props, edges):
+            position = _attempt(ruleset, rule, verdict, m, query, s0, a, seen_sat)
+            if position is not None:
+                edge = edge_words(atom, verdict == "accept", ruleset) if atom else ""
+                return Found(position.setup, position.actions[0], n, edge)
+    return None
+
+
+def _case(rule, verdict, found: Found, presets, name):
+    step = {"do": found.action, "expect": verdict}
+    if verdict == "reject":
+        step["rule"] = rule.id
+    how = "just satisfied" if verdict == "accept" else "just violated"
+    edge = f": {found.edge}" if found.edge else ""
+    return {
+        "id": f"{SUBDIR}/{rule.area}/{name}",
+        "description": f"{rule.id} ({rule.title}) {how}{edge}.",
+        "rules": [rule.id],
+        "variants": list(presets),
+        "setup": found.setup,
+        "steps": [step],
+        "generated": {"by": "durak verify --write-boundary", "kind": "boundary", "rule": rule.id,
+                      "verdict": verdict, "players": found.players,
+                      "edge": found.edge or "the clause decides the verdict"},
+    }
+
+
+def _active(ruleset, rule, verdict: str) -> bool:
+    """The rule can decide a verdict under the ruleset: it applies, and no clause of its kind is
+    constantly false (the kind would never be legal)."""
+    for kind in rule.applies_to:
+        crs = ruleset.legality[kind]
+        if any(cr.clause.const and not cr.clause.value for cr in crs):
+            continue
+        if rule.key and any(cr.rule.id == rule.id for cr in ruleset.order.values()):
+            return True
+        for cr in crs:
+            if cr.rule.id == rule.id and not cr.clause.const:
+                return True
+    return False
+
+
+def generate(spec, presets, players=range(2, 7), only=None):
+    """[(case dict)], [skipped notes]: boundary cases for every rule (or the ids in `only`),
+    verdict and preset."""
+    rulesets = {p: spec.ruleset(p) for p in presets}
+    cases, skipped = [], []
+    for rule in _rules(spec):
+        if only is not None and rule.id not in only:
+            continue
+        for verdict in ("accept", "reject"):
+            active = [p for p in presets if _active(rulesets[p], rule, verdict)]
+            covered: list[str] = []
+            for preset in active:
+                if preset in covered:
+                    continue
+                seen_sat: list = []
+                found = find(rulesets[preset], rule, verdict, players, seen_sat)
+                if found is None:
+                    why = ("z3 found positions, but the interpreter's verdict or rule differed on "
+                           "each" if seen_sat else
+                           f"the clause cannot {'hold' if verdict == 'accept' else 'fail'} for a "
+                           f"legal-looking action in any position the invariants allow")
+                    skipped.append(f"{rule.id} {verdict} under {preset}: {why}")
+                    continue
+                # the same case serves every preset that reads the rule's clause the same way
+                # (so the edge is the same edge) and whose interpreter gives the same verdict
+                text = _clause_text(rulesets[preset], rule)
+                same = [p for p in active if p not in covered
+                        and _clause_text(rulesets[p], rule) == text
+                        and _verdict(rulesets[p], found.setup, found.action) ==
+                        (verdict, rule.id if verdict == "reject" else "")]
+                name = f"{rule.id}.{verdict}" if not covered else f"{rule.id}.{preset}.{verdict}"
+                cases.append(_case(rule, verdict, found, same, name))
+                covered += same
+    return cases, skipped
+
+
+def _clause_text(ruleset, rule) -> str:
+    """The rule's clause (or order key) as this ruleset reads it, options written in."""
+    for cr in list(ruleset.order.values()) + [c for crs in ruleset.legality.values() for c in crs]:
+        if cr.rule.id == rule.id:
+            return folded_text(cr.clause.tree.body, ruleset)
+    return ""
+
+
+def _generate_at(spec_root, presets, players, only):
+    from durak.reference_impl.spec import load_spec
+    return generate(load_spec(spec_root), presets, players, only)
+
+
+def generate_fresh(spec_root, presets, players=range(2, 7), only=None):
+    """generate() in a fresh process: z3's answers depend on every term created before in the
+    process, so only a fresh one gives the same cases on every run."""
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        return pool.submit(_generate_at, str(spec_root), list(presets), list(players), only).result()
+
+
+def write_boundary_cases(spec, presets, root):
+    """Regenerate root/generated/boundary from scratch; return (paths, skipped notes)."""
+    cases, skipped = generate_fresh(spec.root, presets)
+    clear(root, SUBDIR)
+    return [write_case(root, c, spec) for c in cases], skipped

@@ -1,0 +1,204 @@
+"""`durak verify`, equivalences the research points out (rules catalogue, R16 and modelling note 2):
+the defender-hand bound read at the start of the bout (limits.hand_at_start) and read as unbeaten
+cards against the current hand (limits.unbeaten_le_hand) allow the same attacks and throws in
+every position the invariants allow; where they differ, and where the literal reading
+(limits.total_le_hand) differs, a witness position is made concrete and the interpreter, run under
+both readings, must agree with z3 on it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import z3
+
+from .verify_invariants import check, properties
+from .z3values import zbool
+from .z3concrete import Position, Step, realize, replay, value
+from .z3machine import Machine, conj
+from .z3state import SymAction, SymState
+
+OPTION = "defender_hand_bound"
+COMPARISONS = (("start_of_bout", "unbeaten_le_current"), ("start_of_bout", "total_le_current"))
+# Where transfers exist, also try the other transfer windows: the research expects the readings
+# to part once a transfer changes the defender.
+TRANSFER_OPTIONS = {"transfer_window": ("before_any_beat", "while_unbeaten_share_rank")}
+KINDS = ("attack", "throw")
+
+
+@dataclass
+class Finding:
+    preset: str
+    overrides: dict
+    a: str
+    b: str
+    equal_players: list = field(default_factory=list)
+    witness: dict | None = None  # setup, actions, verdicts
+    agrees: bool | None = None
+    note: str = ""
+
+
+def _variants(spec, presets):
+    for preset in presets:
+        yield preset, {}
+        if spec.ruleset(preset).options.get("transfer"):
+            for name, values in TRANSFER_OPTIONS.items():
+                for v in values:
+                    if spec.ruleset(preset).options[name] != v:
+                        yield preset, {name: v}
+
+
+def _setting(spec, preset, overrides, value):
+    return spec.ruleset(preset, {**overrides, OPTION: value})
+
+
+def _differ(ma, mb, s_a, s_b, a):
+    """Legal under one reading (order rule included), not allowed by the other's clauses."""
+    return z3.Or(z3.And(zbool(ma.legal(s_a, a)), z3.Not(zbool(mb.passes_rules(s_b, a)))),
+                 z3.And(zbool(mb.legal(s_b, a)), z3.Not(zbool(ma.passes_rules(s_a, a)))))
+
+
+def compare(spec, preset, overrides, a_value, b_value, players, proved_for) -> Finding:
+    """Whether the two readings allow the same attacks and throws in every settled position
+    satisfying the properties `proved_for(n)` proves for the preset; else a witness."""
+    base = spec.ruleset(preset, overrides)
+    ra, rb = _setting(spec, preset, overrides, a_value), _setting(spec, preset, overrides, b_value)
+    finding = Finding(preset, overrides, a_value, b_value)
+    props = [p for p in properties(base) if p.scope == "state"]
+    for n in players:
+        proved = proved_for(n)
+        ma, mb, mp = Machine(ra, n), Machine(rb, n), Machine(base, n)
+        s = SymState.fresh(mp, "eq")
+        sa, sb = SymState(ma, s.f), SymState(mb, s.f)
+        facts = [mp.well_formed(s), mp.settled(s)]
+        facts += [mp.clause(s, p.clause.tree) for p in props if p.id in proved]
+        diffs = []
+        for kind in KINDS:
+            a = SymAction.fresh(kind, mp.nranks, mp.nsuits)
+            # any card in any hand (not only those of seats marked as able to throw)
+            diffs.append(conj([ma.action_facts(sa, a), z3.Not(zbool(s.finished)), a.card_in_hand,
+                               z3.Xor(zbool(ma.passes_rules(sa, a)), zbool(mb.passes_rules(sb, a)))]))
+        result, _ = check(facts + mp.side + ma.side + mb.side + [z3.Or([zbool(d) for d in diffs])])
+        if result == z3.unsat:
+            finding.equal_players.append(n)
+            continue
+        witness = _witness(ra, rb, base, n, [p for p in props if p.id in proved])
+        if witness is None:
+            finding.note = (f"at {n} players the clauses differ only in positions that no action "
+                            f"reaches from a position a Setup states")
+            continue
+        finding.witness = witness
+        finding.agrees = _interpreter_agrees(ra, rb, witness)
+        break
+    return finding
+
+
+def _witness(ra, rb, base, n, props):
+    """A concrete position where the readings part, at once or after one action; settled under
+    both readings, so each interpreter meets the same position."""
+    mp, ma, mb = Machine(base, n), Machine(ra, n), Machine(rb, n)
+    for first in (None, "transfer", "cover", "throw", "attack"):
+        s0 = SymState.fresh(mp, "w")
+        sa0, sb0 = SymState(ma, s0.f), SymState(mb, s0.f)
+        cons = [mp.well_formed(s0), mp.expressible(s0), mp.settled(s0), ma.settled(sa0),
+                mb.settled(sb0)] + [mp.clause(s0, p.clause.tree) for p in props]
+        steps, sa, sb, extra = [], sa0, sb0, []
+        if first is not None:
+            b = SymAction.fresh(first, mp.nranks, mp.nsuits)
+            legal = conj([ma.legal(sa0, b), mb.legal(sb0, b)])
+            if legal is False:
+                continue
+            s1 = mp.run_event(first, s0, b)
+            sa, sb = SymState(ma, s1.f), SymState(mb, s1.f)
+            cons += [legal] + [z3.Not(zbool(m.decide(x, e))) for m, x in ((ma, sa), (mb, sb))
+                               for e in ("bout_beaten_off", "bout_taken")]
+            steps.append(Step(b, [sa, sb]))
+        for kind in KINDS:
+            a = SymAction.fresh(kind, mp.nranks, mp.nsuits)
+            if first is not None:
+                extra = [z3.Or(a.card.rank != b.card.rank, a.card.suit != b.card.suit)]
+            query = cons + extra + [_differ(ma, mb, sa, sb, a)] + mp.side + ma.side + mb.side
+            result, model = check(query)
+            if result != z3.sat:
+                continue
+            legal_a = value(model, ma.legal(sa, a))  # keep the direction the model found
+            query.append(zbool(ma.legal(sa, a)) == legal_a)
+            position = realize(mp, model, s0, steps + [Step(a)], query, views=[sa0, sb0])
+            if position is None:
+                continue
+            verdicts = {ra.options[OPTION]: legal_a, rb.options[OPTION]: not legal_a}
+            return {"setup": position.setup, "actions": position.actions, "players": n,
+                    "z3": verdicts}
+    return None
+
+
+def _interpreter_agrees(ra, rb, witness) -> bool:
+    """Play the witness under both readings; record and compare the verdicts with z3's."""
+    position = Position(witness["setup"], witness["actions"], witness["players"])
+    seen = {}
+    for r in (ra, rb):
+        game, why = replay(r, position)
+        if game is None:
+            seen[r.options[OPTION]] = f"no game: {why}"
+            witness["interpreter"] = seen
+            return False
+        *before, last = position.actions
+        for text in before:
+            action = game.parse_action(text)
+            if action not in game.legal_actions():
+                seen[r.options[OPTION]] = f"{text!r} refused by {game.explain(action)[0]}"
+                witness["interpreter"] = seen
+                return False
+            game.apply_action(action)
+        action = game.parse_action(last)
+        legal = action in game.legal_actions()
+        seen[r.options[OPTION]] = legal if legal else game.explain(action)[0]
+    witness["interpreter"] = seen
+    return all((seen[k] is True) == v for k, v in witness["z3"].items())
+
+
+def check_equivalences(spec, preset: str, players: list, proved: dict) -> list[Finding]:
+    """The comparisons for one preset (whose proved properties per player count are `proved`)
+    and, where it has transfers, for its other transfer windows (proved here)."""
+    from .verify_invariants import Induction
+    out = []
+    for _, overrides in _variants(spec, [preset]):
+        if overrides:
+            ruleset = spec.ruleset(preset, overrides)
+            cache = {}
+
+            def proved_for(n, ruleset=ruleset, cache=cache):
+                if n not in cache:
+                    ind = Induction(ruleset, n, properties(ruleset))
+                    cache[n] = ind.houdini(exclude=ind.initial())[0]
+                return cache[n]
+        else:
+            def proved_for(n):
+                return proved[n]
+        for a_value, b_value in COMPARISONS:
+            out.append(compare(spec, preset, overrides, a_value, b_value, players, proved_for))
+    return out
+
+
+def render_equivalences(console, findings: list[Finding]) -> None:
+    console.print("[bold]Equivalences[/bold] (D1): the defender-hand bound, read "
+                  "start_of_bout against the other readings, for attacks and throws", highlight=False)
+    for f in findings:
+        label = f.preset + "".join(f" {k}={v}" for k, v in f.overrides.items())
+        if f.witness is None:
+            extra = f"; {f.note}" if f.note else ""
+            console.print(f"  {label}: {f.a} = {f.b}: the same attacks and throws are legal, "
+                          f"players {', '.join(map(str, f.equal_players))} (proved){extra}",
+                          highlight=False)
+            continue
+        w = f.witness
+        verdict = "the interpreter agrees" if f.agrees else "[red]the interpreter disagrees[/red]"
+        same = f" (equal at {', '.join(map(str, f.equal_players))} players)" if f.equal_players else ""
+        console.print(f"  {label}: {f.a} ≠ {f.b} at {w['players']} players{same}:", highlight=False)
+        console.print(f"    position {json.dumps(w['setup'])}", highlight=False, soft_wrap=True)
+        z3_says = ", ".join(f"{k}: {'legal' if v else 'illegal'}" for k, v in w["z3"].items())
+        seen = ", ".join(f"{k}: {'legal' if v is True else 'rejected by ' + str(v)}"
+                         for k, v in (w.get("interpreter") or {}).items())
+        console.print(f"    then {' then '.join(repr(a) for a in w['actions'])}: z3 says "
+                      f"{z3_says}; the interpreter says {seen}; {verdict}", highlight=False)

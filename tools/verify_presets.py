@@ -1,0 +1,182 @@
+"""`durak verify`, preset consistency: deals the deck can make, what happens to the trump when no
+card is left to turn up, and option values that cannot matter given the preset's other options.
+
+Deal sizes come from the hand_size definition translated by the z3 backend for each player count.
+An option value "cannot matter" when every other allowed value of that option leaves every
+legality clause, order rule, decision and flow condition of the preset with the same value in
+every position the invariants and lemmas allow; such a value contradicts the options that make it
+irrelevant. Positions are abstract (tools/z3state.py), so this check can miss a dead option that
+only real cards would reveal, never invent one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import z3
+
+from durak.reference_impl import vocab
+from durak.reference_impl.errors import DurakError
+
+from .verify_invariants import check, properties
+from .z3values import Opt, simp, zbool, zint
+from .z3machine import Machine
+from .z3state import SymAction, SymState
+
+OPTION_REF = re.compile(r"\bopt\.([a-z_][a-z0-9_]*)")
+
+
+@dataclass
+class Deal:
+    players: int
+    hand_size: int | None
+    talon: int | None
+    note: str
+
+
+def deals(ruleset) -> list[Deal]:
+    out = []
+    lo, hi = ruleset.player_limits
+    deck = len(ruleset.deck)
+    for n in range(lo, hi + 1):
+        m = Machine(ruleset, n)
+        size = simp(m.hand_size(SymState.fresh(m, "deal")))
+        if not isinstance(size, int):
+            out.append(Deal(n, None, None, "the hand_size definition depends on the state of play"))
+            continue
+        talon = deck - n * size
+        if talon < 0:
+            note = f"can't deal {size} cards to {n} players from {deck} cards"
+        elif talon == 0:
+            note = ("no talon: every card is dealt, so no card is turned up; the dealer's last "
+                    "card is the trump and stays in their hand (deck.trump)")
+        elif talon == 1:
+            note = "the talon is only the turned-up trump"
+        else:
+            note = f"talon {talon}, the turned-up trump at its bottom"
+        out.append(Deal(n, size, talon, note))
+    return out
+
+
+def _differs(x, y):
+    """A z3 bool: two translated values differ (optional values compare with their None flag)."""
+    if isinstance(x, Opt) or isinstance(y, Opt) or x is None or y is None:
+        ox, oy = (v if isinstance(v, Opt) else Opt(0 if v is None else v, v is None) for v in (x, y))
+        return z3.Or(zbool(ox.none) != zbool(oy.none),
+                     z3.And(z3.Not(zbool(ox.none)), zint(ox.value) != zint(oy.value)))
+    if isinstance(x, bool) or isinstance(y, bool) or z3.is_bool(x) or z3.is_bool(y):
+        return zbool(x) != zbool(y)
+    return zint(x) != zint(y)
+
+
+def _meanings(m: Machine, s: SymState, mid: SymState, actions: dict, throw: SymAction):
+    """Every clause the preset's play reads, as (label, value): legality and order in a settled
+    state `s`; in a state `mid` between an action and its bout end, the throw clauses (they say
+    who can throw there), the decisions and the flow conditions."""
+    out = [(f"legality of {kind}", m.legal(s, a)) for kind, a in actions.items()]
+    out.append(("legality of throw between steps", m.passes_rules(mid, throw)))
+    for name, cr in sorted(m.ruleset.decisions.items()):
+        seats = range(m.n) if name in ("drawer", "draw_key", "out") else [None]
+        for seat in seats:
+            out.append((f"decision {name}", m.decide(mid, name, seat)))
+    for event, steps in m.ruleset.spec.flow.items():
+        for i, step in enumerate(steps):
+            if isinstance(step, dict) and "when" in step:
+                out.append((f"flow {event}[{i}]", m.clause(mid, step["when"])))
+    out.append(("hand_size", m.hand_size(s)))
+    return out
+
+
+def matters(ruleset_a, ruleset_b, n: int) -> str | None:
+    """The first clause whose value differs between the two rulesets at n players in a position
+    the invariants of ruleset_a allow, or None."""
+    ma, mb = Machine(ruleset_a, n), Machine(ruleset_b, n)
+    sa, mida = SymState.fresh(ma, "opt"), SymState.fresh(ma, "optmid")
+    # Who can throw is shared: the legality of each throw is itself compared below, and where
+    # it agrees the same hands give both rulesets the same throwers.
+    sb = SymState(mb, sa.f, _can_throw=sa.can_throw)
+    midb = SymState(mb, mida.f, _can_throw=mida.can_throw)
+    actions = {k: SymAction.fresh(k, ma.nranks, ma.nsuits) for k in vocab.ACTION_KINDS}
+    throw = SymAction.fresh("throw", ma.nranks, ma.nsuits, "-mid")
+    facts = [ma.well_formed(sa), ma.settled(sa), ma.well_formed(mida), ma.action_facts(mida, throw)]
+    for p in properties(ruleset_a):
+        if p.scope == "state":
+            facts += [ma.clause(sa, p.clause.tree), ma.clause(mida, p.clause.tree)]
+    facts += [ma.action_facts(sa, a) for a in actions.values()]
+    pairs = list(zip(_meanings(ma, sa, mida, actions, throw), _meanings(mb, sb, midb, actions, throw)))
+    differ = [(label, simp(_differs(x, y))) for (label, x), (_, y) in pairs]
+    live = [(label, d) for label, d in differ if d is not False]
+    if not live:
+        return None
+    result, model = check(facts + ma.side + mb.side + [z3.Or([zbool(d) for _, d in live])])
+    if result != z3.sat:
+        return None
+    return next(label for label, d in live if z3.is_true(model.eval(zbool(d), model_completion=True)))
+
+
+def dead_options(spec, preset: str, ruleset, players=None) -> tuple[list[str], list[str]]:
+    """Option values the preset sets that no other value of that option would change: problems
+    when the value is not the option's default (the preset asks for a change its other options
+    rule out), notes when it only restates the default."""
+    problems, notes = [], []
+    readers = _readers(spec)
+    for name, value in spec.presets[preset]["options"].items():
+        others = [v for v in spec.options[name].values if not (v == value and type(v) is type(value))]
+        live = False
+        for other in others:
+            try:
+                alt = spec.ruleset(preset, {**ruleset.overrides, name: other})
+            except DurakError:
+                continue
+            lo, hi = ruleset.player_limits
+            if any(matters(ruleset, alt, n) for n in players or range(lo, hi + 1)):
+                live = True
+                break
+        if live:
+            continue
+        shown = "null" if value is None else value
+        text = (f"preset {preset}: option {name}={shown} has no effect: every other value "
+                f"({', '.join('null' if v is None else str(v) for v in others)}) leaves every "
+                f"clause of the preset unchanged in every position its invariants allow (read "
+                f"by: {', '.join(readers.get(name, ['nothing']))})")
+        default = spec.options[name].default
+        if value == default and type(value) is type(default):
+            notes.append(text + "; it restates the default, so nothing is lost")
+        else:
+            problems.append(text + "; the preset's other options rule out what it asks for")
+    return problems, notes
+
+
+def _readers(spec) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for r in spec.rules:
+        for text in (r.when, r.clause, r.key):
+            for name in OPTION_REF.findall(text or ""):
+                out.setdefault(name, []).append(r.id)
+    for dname, d in spec.definitions.items():
+        for name in OPTION_REF.findall(d[1]):
+            out.setdefault(name, []).append(f"definition {dname}")
+    return {k: sorted(set(v)) for k, v in out.items()}
+
+
+def _deal_text(d: Deal) -> str:
+    if d.talon is None or d.talon < 0:
+        return f"{d.players}p: {d.note}"
+    if d.talon == 0:
+        return (f"{d.players}p {d.hand_size} each, no talon (no card to turn up: the dealer's last "
+                f"card is the trump, deck.trump)")
+    return f"{d.players}p {d.hand_size} each, talon {d.talon}"
+
+
+def render_presets(console, report) -> None:
+    """The deal and option checks of one preset's report (tools/verify_run.PresetReport)."""
+    console.print(f"[bold]{report.preset}[/bold]: deals: "
+                  f"{'; '.join(_deal_text(d) for d in report.deals)}", highlight=False)
+    for problem in report.problems:
+        console.print(f"  [red]problem[/red]: {problem}", highlight=False)
+    for note in report.notes:
+        console.print(f"  note: {note}", highlight=False)
+    if not report.problems:
+        console.print("  preset consistent: every deal can be made, and no option value it sets "
+                      "is ruled out by its other options", highlight=False)

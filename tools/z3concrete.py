@@ -1,0 +1,234 @@
+"""From an abstract z3 query to real cards: a Setup position (the mid-deal notation Setup.from_json
+reads) and actions in canonical text, for replay on the reference interpreter.
+
+The abstract state (tools/z3state.py) holds counts and rank sets. Given a model of some query,
+this module keeps the model's counts (hand sizes, talon, table) and solves the query again jointly
+with a card-level problem: which card lies in which hand, talon slot or table pair, so that the
+rank sets, table pairs, the action's cards and who can throw all agree with real cards. Table
+pairs pass the spec's own cover clauses that speak only of the two cards; who can throw is the
+spec's throw clauses evaluated card by card.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from durak.reference_impl.errors import DurakError
+from durak.reference_impl.game import Game, Setup
+
+from durak.reference_impl.lang import CARD
+
+from .z3values import Card, V, simp, zbool, zint
+from .z3state import SymAction, SymState
+
+PAIR_NAMES = {"card", "target", "trump_suit", "players", "deck_size"}
+TIMEOUT_MS = 30000
+
+
+@dataclass
+class Position:
+    """A concrete position and the actions played from it, as conformance cases write them."""
+
+    setup: dict
+    actions: list[str]
+    players: int
+
+
+@dataclass
+class Step:
+    """One symbolic action and the state(s) its flow leaves (whose `can_throw`, when the query
+    used it, the cards must reproduce: one state, or one per ruleset compared)."""
+
+    action: SymAction
+    after: SymState | list | None = None
+
+
+def value(model, term):
+    term = simp(term)
+    if isinstance(term, (bool, int)):
+        return term
+    v = model.eval(term, model_completion=True)
+    return z3.is_true(v) if z3.is_bool(v) else v.as_long()
+
+
+class Cards:
+    """The joint card-level problem for one model of a query over machine `m` and state s0."""
+
+    def __init__(self, m, model, s0: SymState, steps: list[Step], query: list, views=()):
+        self.m, self.s0, self.steps, self.query, self.views = m, s0, steps, query, list(views)
+        self.deck = m.ruleset.deck
+        self.n = m.n
+        f = s0.f
+        self.counts = [h for h in f["hand"]] + [f["talon"], f["A"], f["U"]]
+        self.fixed = [(t, value(model, t)) for t in self.counts]
+        self.hands = [value(model, h) for h in f["hand"]]
+        self.talon = value(model, f["talon"])
+        self.A, self.U = value(model, f["A"]), value(model, f["U"])
+        self.C = self.A - self.U
+        self.z = [z3.Int(f"zone[{c.text}]") for c in self.deck.cards]
+        self.suit = {c: m.suits.index(c.suit) for c in self.deck.cards}
+
+    # zones: seats 0..n-1, talon n, discard n+1, attack slot k at n+2+k, cover slot k at n+2+A+k
+    def attack_zone(self, k):
+        return self.n + 2 + k
+
+    def cover_zone(self, k):
+        return self.n + 2 + self.A + k
+
+    def slot_card(self, zone) -> Card:
+        z, cards = self.z, self.deck.cards
+        return Card(z3.Sum([z3.If(z[c.index] == zone, c.rank, 0) for c in cards]),
+                    z3.Sum([z3.If(z[c.index] == zone, self.suit[c], 0) for c in cards]))
+
+    def is_card(self, card: Card, c) -> z3.BoolRef:
+        return z3.And(zint(card.rank) == c.rank, zint(card.suit) == self.suit[c])
+
+    def constraints(self) -> list:
+        m, z, cards, f = self.m, self.z, self.deck.cards, self.s0.f
+        top = self.cover_zone(self.C)
+        out = [z3.And(x >= 0, x < top) for x in z] + [t == v for t, v in self.fixed]
+
+        def count(zone):
+            return z3.Sum([z3.If(x == zone, 1, 0) for x in z])
+        out += [count(i) == h for i, h in enumerate(self.hands)] + [count(self.n) == self.talon]
+        out += [count(self.attack_zone(k)) == 1 for k in range(self.A)]
+        out += [count(self.cover_zone(k)) == 1 for k in range(self.C)]
+        on_attack = [z3.And(x >= self.attack_zone(0), x < self.attack_zone(self.A)) for x in z]
+        on_table = [z3.And(x >= self.attack_zone(0), x < top) for x in z]
+        for name, where in (("attack_ranks", on_attack), ("table_ranks", on_table)):
+            for r, present in enumerate(f[name]):
+                out.append(zbool(present) == z3.Or([where[c.index] for c in cards if c.rank == r] or [False]))
+        trump = f["trump"]
+        pairs = [(self.slot_card(self.attack_zone(k)), self.slot_card(self.cover_zone(k)))
+                 for k in range(self.C)]
+        rules = [cr for cr in m.ruleset.legality["cover"] if cr.clause.names <= PAIR_NAMES]
+        for attack, cover in pairs:
+            names = {"card": V(cover, CARD), "target": V(attack, CARD)}
+            out += [zbool(m.clause(self.s0, cr.clause.tree, names)) for cr in rules]
+        out.append(zint(f["plain_on_trump"]) == z3.Sum(
+            [z3.If(z3.And(a.suit == trump, d.suit != trump), 1, 0) for a, d in pairs] + [0]))
+        if self.talon:
+            out.append(z3.Or([z3.And(z[c.index] == self.n, self.suit[c] == trump) for c in cards]))
+        played = [s.action for s in self.steps if s.action.card is not None]
+        for i, a in enumerate(played):  # where the card is: the actor's hand exactly when the
+            # query says so (a rejected action may play a card its actor does not hold)
+            held = zbool(a.card_in_hand) if a.card_in_hand is not None else z3.BoolVal(True)
+            out += [z3.Implies(self.is_card(a.card, c), (z[c.index] == a.seat) == held) for c in cards]
+            out += [z3.Or(zint(a.card.rank) != b.card.rank, zint(a.card.suit) != b.card.suit)
+                    for b in played[:i]]
+        # unbeaten attack cards: (rank, still unbeaten) for table slots and cards played here
+        unbeaten = [(self.slot_card(self.attack_zone(k)), z3.BoolVal(True)) for k in range(self.C, self.A)]
+        for view in [self.s0] + self.views:  # views: s0's position under other rulesets
+            out += self._throws(view, [], unbeaten)
+        gone = []
+        for step in self.steps:
+            a = step.action
+            if a.target is not None:
+                out += [z3.Implies(self.is_card(a.target, c), z3.And(
+                    z[c.index] >= self.attack_zone(self.C), z[c.index] < self.attack_zone(self.A))
+                    == zbool(a.target_unbeaten)) for c in cards]
+                unbeaten = [(u, z3.And(live, z3.Not(z3.And(u.rank == a.target.rank, u.suit == a.target.suit))))
+                            for u, live in unbeaten]
+            elif a.card is not None:
+                unbeaten = unbeaten + [(a.card, z3.BoolVal(True))]
+            if a.card is not None:
+                gone.append(a.card)
+            for after in step.after if isinstance(step.after, list) else [step.after]:
+                if after is not None:
+                    out += self._throws(after, list(gone), unbeaten)
+        return out
+
+    def _throws(self, state: SymState, gone: list, unbeaten) -> list:
+        """Each seat can throw some card exactly when the query's `can_throw` says so."""
+        if state._can_throw is None:
+            return []
+        m, z, out = state.machine, self.z, []
+        for y, ct in enumerate(state._can_throw):
+            w = SymAction.fresh("throw", m.nranks, m.nsuits, "-card")
+            legal = zbool(m.passes_rules(state, w))
+            options = []
+            for c in self.deck.cards:
+                usr = z3.And([z3.Implies(live, zint(u.rank) == c.rank) for u, live in unbeaten] or [True])
+                term = z3.substitute(legal, (w.seat, z3.IntVal(y)), (w.card_in_hand, z3.BoolVal(True)),
+                                     (w.card.rank, z3.IntVal(c.rank)),
+                                     (w.card.suit, z3.IntVal(self.suit[c])),
+                                     (w.unbeaten_share_rank, usr))
+                held = [z[c.index] == y] + [z3.Not(self.is_card(g, c)) for g in gone]
+                options.append(z3.And(held + [term]))
+            out.append(zbool(ct) == z3.Or(options))
+        return out
+
+    def solve(self) -> Position | None:
+        s = z3.Solver()
+        s.set("timeout", TIMEOUT_MS)
+        s.add([zbool(x) for x in self.query])
+        s.add(self.constraints())
+        if s.check() != z3.sat:
+            return None
+        return self._position(s.model())
+
+    def _position(self, model) -> Position:
+        cards, n, f = self.deck.cards, self.n, self.s0.f
+        zone = {c: model.eval(self.z[c.index], model_completion=True).as_long() for c in cards}
+        hands = [[c.text for c in cards if zone[c] == i] for i in range(n)]
+        trump_suit = self.m.suits[value(model, f["trump"])]
+        talon = [c for c in cards if zone[c] == n]
+        if talon:
+            trump = next(c for c in talon if c.suit == trump_suit)
+            talon = [c for c in talon if c is not trump] + [trump]
+        else:
+            spare = [c for c in cards if c.suit == trump_suit]
+            trump = next((c for c in spare if zone[c] == n + 1), spare[0])
+        table = []
+        for k in range(self.A):
+            a = next(c for c in cards if zone[c] == self.attack_zone(k))
+            d = next(c for c in cards if zone[c] == self.cover_zone(k)) if k < self.C else None
+            table.append([a.text, d.text if d else None])
+        setup = {"hands": hands, "talon": [c.text for c in talon], "trump": trump.text,
+                 "dealer": value(model, f["dealer"]), "attacker": value(model, f["attacker"]),
+                 "defender": value(model, f["defender"])}
+        if table:
+            setup["table"] = table
+        if value(model, f["taking"]):
+            setup["taking"] = True
+        for name in ("passed", "out"):
+            seats = [i for i in range(n) if value(model, f[name][i])]
+            if seats:
+                setup[name] = seats
+        bout, beaten = value(model, f["bout"]), value(model, f["beaten"])
+        if bout != 1:
+            setup["bout"] = bout
+        if beaten:
+            setup["beaten_bouts"] = beaten
+        actions = [action_text(self.m, model, s.action) for s in self.steps]
+        return Position(setup, actions, n)
+
+
+def card_text(m, model, card: Card) -> str:
+    return m.ruleset.deck.ranks[value(model, card.rank)] + m.suits[value(model, card.suit)]
+
+
+def action_text(m, model, a: SymAction) -> str:
+    seat = value(model, a.seat)
+    if a.kind == "cover":
+        return f"{seat} cover {card_text(m, model, a.target)} with {card_text(m, model, a.card)}"
+    if a.card is not None:
+        return f"{seat} {a.kind} {card_text(m, model, a.card)}"
+    return f"{seat} {a.kind}"
+
+
+def realize(m, model, s0: SymState, steps: list[Step], query: list, views=()) -> Position | None:
+    """Real cards for a model of `query` (its counts kept), or None when no cards fit. `views` are
+    states of s0's position under other rulesets whose `can_throw` must hold too."""
+    return Cards(m, model, s0, steps, query, views).solve()
+
+
+def replay(ruleset, position: Position):
+    """(Game at the position, '') or (None, why the interpreter refuses the setup)."""
+    try:
+        setup = Setup.from_json(position.setup, ruleset.deck, ruleset.player_limits)
+        return Game(ruleset, setup), ""
+    except (DurakError, RuntimeError) as exc:
+        return None, str(exc)

@@ -1,0 +1,410 @@
+"""One ruleset at one player count, symbolically: legality, the flow of primitives, bout ends and
+deals, all built from the clauses of spec/ through the z3 backend (tools/z3backend.py).
+
+Each primitive of reference_impl/primitives.py has one symbolic model here (`PRIMITIVES`); every
+choice inside them is the `decides:` clause of spec/rules/ that the interpreter asks. Legality of an
+action is the conjunction of the legality clauses of its kind (Ruleset.legality), plus what the
+interpreter's generator guarantees by construction (the game is not over, the card is in the
+actor's hand, the target is an unbeaten attack card) and the order rule for throws and passes.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import z3
+
+from durak.reference_impl.lang import SEAT
+
+from .z3backend import Translator
+from .z3values import Card, Opt, Untranslatable, V, ite, pick, simp, zbool, zint
+from .z3state import SymAction, SymState, count, ite_state
+
+
+_draws = itertools.count()
+
+
+def conj(terms):
+    out = []
+    for t in terms:
+        t = simp(t)
+        if t is True:
+            continue
+        if t is False:
+            return False
+        out.append(t)
+    return True if not out else (out[0] if len(out) == 1 else z3.And(out))
+
+
+def setat(items, index, value):
+    index = simp(index)
+    if isinstance(index, int):
+        out = list(items)
+        out[index] = value
+        return out
+    return [ite(index == i, value, x) for i, x in enumerate(items)]
+
+
+def zmin(a, b):
+    return ite(zint(a) <= zint(b), a, b)
+
+
+class Machine:
+    """Symbolic semantics of `ruleset` with `n` players."""
+
+    def __init__(self, ruleset, n: int):
+        self.ruleset = ruleset
+        self.n = n
+        self.options = ruleset.options
+        self.definitions = ruleset.spec.definitions
+        self.suits = list(ruleset.deck.suits)
+        self.nranks = len(ruleset.deck.ranks)
+        self.nsuits = len(self.suits)
+        self.deck_size = len(ruleset.deck)
+        self.side: list = []  # constraints of witness variables, added to every solver
+        self.groups = {}
+        for kind, cr in ruleset.order.items():
+            self.groups.setdefault(cr.rule.id, (cr, set()))[1].add(kind)
+
+    # -- clauses ------------------------------------------------------------------------------
+    def clause(self, state, text_or_node, names=None, overrides=None, atoms=None):
+        return Translator(state, names, overrides, atoms).term(text_or_node).value
+
+    def decide(self, state, name: str, seat=None):
+        cr = self.ruleset.decisions[name]
+        names = {} if seat is None else {"seat": _seat_v(seat)}
+        value = self.clause(state, cr.clause.tree, names)
+        return value.value if isinstance(value, Opt) else value
+
+    def hand_size(self, state):
+        return self.clause(state, self.definitions["hand_size"][1])
+
+    def card_ok(self, card: Card):
+        return z3.And(card.rank >= 0, card.rank < self.nranks, card.suit >= 0, card.suit < self.nsuits)
+
+    def action_facts(self, s: SymState, a: SymAction):
+        """What the vocabulary's card facts imply about the abstract state."""
+        facts = [a.seat >= 0, a.seat < self.n]
+        if a.card is not None:
+            member = _member(a.card.rank, s.attack_ranks)
+            facts += [self.card_ok(a.card),
+                      z3.Implies(a.card_in_hand, s.hand_of(a.seat) >= 1),
+                      z3.Implies(a.unbeaten_share_rank, z3.Or(zint(s.U) == 0, member)),
+                      z3.Implies(z3.Or(zint(s.U) == 0, z3.And(count(s.attack_ranks) == 1, member)),
+                                 a.unbeaten_share_rank)]
+        if a.target is not None:
+            facts += [self.card_ok(a.target),
+                      z3.Implies(a.target_unbeaten, z3.And(zint(s.U) >= 1,
+                                                           _member(a.target.rank, s.attack_ranks))),
+                      z3.Not(z3.And(a.card.rank == a.target.rank, a.card.suit == a.target.suit))]
+        return conj(facts)
+
+    def rule_terms(self, s: SymState, a: SymAction, overrides=None, atoms=None):
+        """[(CompiledRule, term)] for the legality rules of the action's kind, in check order."""
+        names = a.names()
+        return [(cr, self.clause(s, cr.clause.tree, names, overrides, atoms))
+                for cr in self.ruleset.legality[a.kind]]
+
+    def generated(self, s: SymState, a: SymAction):
+        """What the interpreter's generator guarantees for every action it lists."""
+        facts = [z3.Not(zbool(s.finished))]
+        if a.card is not None:
+            facts.append(a.card_in_hand)
+        if a.target is not None:
+            facts.append(a.target_unbeaten)
+        if a.kind == "pass":  # passes are listed only when some seat can throw (Game._generate)
+            facts.append(z3.Or(s.can_throw))
+        if a.kind == "throw":  # a seat with a legal throw is marked as able to throw
+            facts.append(pick(s.can_throw, a.seat))
+        return conj(facts)
+
+    def passes_rules(self, s: SymState, a: SymAction):
+        return conj([t for _, t in self.rule_terms(s, a)])
+
+    def order_ok(self, s: SymState, a: SymAction):
+        """The order rule: among seats with a throw or pass, only the lowest key acts."""
+        for cr, kinds in self.groups.values():
+            if a.kind not in kinds:
+                continue
+            mine = self.clause(s, cr.clause.tree, {"seat": _seat_v(a.seat)})
+            terms = []
+            for y in range(self.n):
+                acts = [self.could(s, k, y) for k in sorted(kinds)]
+                theirs = self.clause(s, cr.clause.tree, {"seat": _seat_v(y)})
+                before = z3.Or(zint(theirs) < zint(mine), z3.And(zint(theirs) == zint(mine), a.seat > y))
+                terms.append(z3.Implies(z3.And(a.seat != y, z3.Or([zbool(x) for x in acts])), z3.Not(before)))
+            return conj(terms)
+        return True
+
+    def could(self, s: SymState, kind: str, seat: int):
+        """The seat has some legal action of `kind` (before any order rule)."""
+        if kind == "throw":
+            return s.can_throw[seat]
+        b = SymAction.fresh(kind, self.nranks, self.nsuits, "-other")
+        if b.card is not None:
+            raise Untranslatable(f"an order rule over {kind} (only throws and card-less kinds)")
+        return conj([self.action_facts(s, b), b.seat == seat, self.passes_rules(s, b)])
+
+    def legal(self, s: SymState, a: SymAction):
+        """The action is in the interpreter's list of legal actions."""
+        return conj([self.action_facts(s, a), self.generated(s, a), self.passes_rules(s, a),
+                     self.order_ok(s, a)])
+
+    def throw_witnesses(self, s: SymState) -> list:
+        """Fresh per-seat bools `can throw`, each implying a witness card passing every throw
+        clause (Game._generate marks can_throw before any order rule)."""
+        out = []
+        for y in range(self.n):
+            w = SymAction.fresh("throw", self.nranks, self.nsuits, f"-witness{y}")
+            ct = z3.Bool(f"can_throw[{y}]@{w.seat}")
+            self.side.append(z3.Implies(ct, conj([
+                w.seat == y, self.action_facts(s, w), w.card_in_hand, self.passes_rules(s, w)])))
+            out.append(ct)
+        return out
+
+    # -- effects ------------------------------------------------------------------------------
+    def run_event(self, event: str, s: SymState, a: SymAction | None) -> SymState:
+        for step in self.ruleset.spec.flow[event]:
+            step = {"do": step} if isinstance(step, str) else step
+            when = True
+            if "when" in step:
+                when = simp(self.clause(s, step["when"]))
+                if when is False:
+                    continue
+            new = PRIMITIVES[step["do"]](self, s, a, **({"after": step["after"]} if step.get("after") else {}))
+            s = ite_state(when, new, s)
+        return s
+
+    def settle(self, s: SymState) -> SymState:
+        """The bout end due after an action, if any, as the interpreter runs it (a second is never
+        due: the next bout starts with an empty table and nobody taking)."""
+        live = z3.Not(zbool(s.finished))
+        beaten = conj([live, self.decide(s, "bout_beaten_off")])
+        taken = conj([live, self.decide(s, "bout_taken")])
+        return ite_state(beaten, self.run_event("bout_beaten_off", s, None),
+                         ite_state(taken, self.run_event("bout_taken", s, None), s))
+
+    def settled(self, s: SymState):
+        """No bout end is due: every position the interpreter stops at is settled."""
+        return z3.Or(zbool(s.finished), z3.Not(z3.Or(zbool(self.decide(s, "bout_beaten_off")),
+                                                      zbool(self.decide(s, "bout_taken")))))
+
+    def step(self, s: SymState, a: SymAction):
+        """(legal, state after the action's flow, state after any bout end)."""
+        legal = self.legal(s, a)
+        s1 = self.run_event(a.kind, s, a)
+        return legal, s1, self.settle(s1)
+
+    # -- states -------------------------------------------------------------------------------
+    def well_formed(self, s: SymState):
+        """Facts every position satisfies by construction of its zones (not rules): counts are
+        non-negative, seats exist, and the rank sets match the table they describe."""
+        n, f = self.n, s.f
+        A, U = zint(f["A"]), zint(f["U"])
+        ar, tr = f["attack_ranks"], f["table_ranks"]
+        facts = [U >= 0, U <= A, zint(f["talon"]) >= 0, zint(f["discard"]) >= 0,
+                 zint(f["dhs"]) >= 0, zint(f["bout"]) >= 1, zint(f["beaten"]) >= 0,
+                 zint(f["trump"]) >= 0, zint(f["trump"]) < self.nsuits,
+                 zint(f["plain_on_trump"]) >= 0, zint(f["plain_on_trump"]) <= A - U]
+        for name in ("attacker", "defender", "opener", "dealer", "last_attacker", "last_defender",
+                     "transferer"):
+            facts += [zint(f[name]) >= 0, zint(f[name]) < n]
+        facts += [z3.Implies(z3.Not(zbool(f["fool_none"])), z3.And(zint(f["fool"]) >= 0, zint(f["fool"]) < n))]
+        for i in range(n):
+            facts += [zint(f["hand"][i]) >= 0, zint(f["drew"][i]) >= 0, zint(f["after_draw"][i]) >= 0,
+                      z3.Implies(zbool(f["has_trump"][i]), z3.And(zint(f["hand"][i]) >= 1,
+                                 zint(f["lowest_trump"][i]) >= 0, zint(f["lowest_trump"][i]) < self.nranks))]
+        nar, ntr = count(ar), count(tr)
+        facts += [z3.Implies(A == 0, z3.And([z3.Not(zbool(x)) for x in ar + tr])),
+                  z3.Implies(A > 0, zint(nar) >= 1), zint(nar) <= A, zint(ntr) <= 2 * A - U,
+                  A <= self.nsuits * zint(nar), 2 * A - U <= self.nsuits * zint(ntr)]
+        facts += [z3.Implies(zbool(a), zbool(t)) for a, t in zip(ar, tr)]
+        return conj(facts)
+
+    def expressible(self, s: SymState):
+        """The facts a Setup position implies (Game._initial_state derives these fields), so a
+        model satisfying them can be written as a conformance case."""
+        n, f = self.n, s.f
+        facts = [z3.Not(zbool(f["finished"])), zbool(f["fool_none"]),
+                 zint(f["opener"]) == f["attacker"], zint(f["last_attacker"]) == f["attacker"],
+                 zint(f["last_defender"]) == f["defender"], zint(f["attacker"]) != f["defender"],
+                 zint(f["dhs"]) == s.hand_of(f["defender"]) + zint(f["A"]) - f["U"],
+                 zint(f["beaten"]) <= zint(f["bout"]) - 1]
+        for i in range(n):
+            facts += [zint(f["drew"][i]) == 0, zint(f["after_draw"][i]) == f["hand"][i],
+                      z3.Not(zbool(f["short"][i])),
+                      z3.Implies(zbool(f["out"][i]), z3.And(zint(f["hand"][i]) == 0,
+                                                            zint(f["attacker"]) != i, zint(f["defender"]) != i))]
+        return conj(facts)
+
+    def dealt(self, s: SymState):
+        """s is the start of a deal as Setup.deal makes it (roles by the start rules)."""
+        n, f = self.n, s.f
+        size = self.hand_size(s)
+        facts = [zint(f["talon"]) == self.deck_size - n * size, zint(f["A"]) == 0, zint(f["U"]) == 0,
+                 zint(f["plain_on_trump"]) == 0,
+                 zint(f["discard"]) == 0, z3.Not(zbool(f["taking"])), z3.Not(zbool(f["finished"])),
+                 zbool(f["fool_none"]), zint(f["bout"]) == 1, zint(f["beaten"]) == 0,
+                 zint(f["dealer"]) == n - 1]
+        for i in range(n):
+            facts += [zint(f["hand"][i]) == size, z3.Not(zbool(f["passed"][i])),
+                      z3.Not(zbool(f["out"][i])), zint(f["drew"][i]) == 0,
+                      zint(f["after_draw"][i]) == size, z3.Not(zbool(f["short"][i]))]
+            for j in range(i):
+                facts.append(z3.Implies(z3.And(zbool(f["has_trump"][i]), zbool(f["has_trump"][j])),
+                                        zint(f["lowest_trump"][i]) != f["lowest_trump"][j]))
+        facts.append(z3.Implies(zint(f["talon"]) == 0, zbool(pick(f["has_trump"], f["dealer"]))))
+        blank = s.replace(attacker=0, defender=0)
+        attacker = self.decide(blank, "first_attacker")
+        defender = self.decide(blank.replace(attacker=attacker), "first_defender")
+        facts += [zint(f["attacker"]) == attacker, zint(f["defender"]) == defender,
+                  zint(f["opener"]) == f["attacker"], zint(f["last_attacker"]) == f["attacker"],
+                  zint(f["last_defender"]) == f["defender"],
+                  zint(f["dhs"]) == s.hand_of(f["defender"])]
+        return conj(facts)
+
+
+def _seat_v(seat):
+    return V(seat, SEAT)
+
+
+def _member(rank, ranks):
+    return z3.Or([z3.And(rank == r, zbool(x)) for r, x in enumerate(ranks)])
+
+
+def _add_rank(ranks, rank):
+    return [simp(z3.Or(zbool(x), rank == r)) for r, x in enumerate(ranks)]
+
+
+# -- the primitives of reference_impl/primitives.py, one symbolic model each -----------------------
+
+def add_attack_card(m, s, a):
+    opening = simp(zint(s.A) == 0)
+    hand = s.f["hand"]
+    return s.replace(opener=ite(opening, a.seat, s.opener),
+                     dhs=ite(opening, s.hand_of(s.defender), s.dhs),
+                     hand=setat(hand, a.seat, pick(hand, a.seat) - 1),
+                     A=zint(s.A) + 1, U=zint(s.U) + 1,
+                     table_ranks=_add_rank(s.table_ranks, a.card.rank),
+                     attack_ranks=_add_rank(s.attack_ranks, a.card.rank))
+
+
+def cover_card(m, s, a):
+    hand = s.f["hand"]
+    trump = s.trump
+    plain_on_trump = z3.And(a.target.suit == trump, a.card.suit != trump)
+    return s.replace(hand=setat(hand, a.seat, pick(hand, a.seat) - 1), U=zint(s.U) - 1,
+                     table_ranks=_add_rank(s.table_ranks, a.card.rank),
+                     plain_on_trump=zint(s.plain_on_trump) + ite(plain_on_trump, 1, 0))
+
+
+def clear_passes(m, s, a):
+    return s.replace(passed=[False] * m.n)
+
+
+def mark_passed(m, s, a):
+    return s.replace(passed=setat(s.passed, a.seat, True))
+
+
+def start_taking(m, s, a):
+    return s.replace(taking=True)
+
+
+def move_defence_on(m, s, a):
+    new = s.left(s.defender)
+    return s.replace(transferer=s.defender, defender=new, dhs=s.hand_of(new))
+
+
+def transferer_attacks(m, s, a):
+    return s.replace(attacker=s.transferer)
+
+
+def _cleared(m, s, **changes):
+    return s.replace(A=0, U=0, table_ranks=[False] * m.nranks, attack_ranks=[False] * m.nranks,
+                     plain_on_trump=0, **changes)
+
+
+def discard_table(m, s, a):
+    return _cleared(m, s, discard=zint(s.discard) + 2 * zint(s.A) - s.U, beaten=zint(s.beaten) + 1)
+
+
+def defender_picks_up(m, s, a):
+    hand = s.f["hand"]
+    d = s.defender
+    return _cleared(m, s, hand=setat(hand, d, pick(hand, d) + 2 * zint(s.A) - s.U))
+
+
+def replenish(m, s, a):
+    """Drawers in draw_key order (ties by seat) fill up from the talon while it lasts.
+
+    The order is a fresh permutation `order[k]` of the seats, constrained to be sorted by
+    (key, seat); that determines it, and keeps sums over seats linear for the solver."""
+    n, size, talon = m.n, m.hand_size(s), s.talon
+    hand = s.f["hand"]
+    drawer = [m.decide(s, "drawer", x) for x in range(n)]
+    key = [m.decide(s, "draw_key", x) for x in range(n)]
+    need = [ite(drawer[x], ite(zint(hand[x]) < size, size - zint(hand[x]), 0), 0) for x in range(n)]
+    tag = next(_draws)
+    order = [z3.Int(f"draw{tag}.order[{k}]") for k in range(n)]
+    m.side += [z3.And(o >= 0, o < n) for o in order] + [z3.Distinct(order)]
+    for k in range(n - 1):
+        a_key, b_key = pick(key, order[k]), pick(key, order[k + 1])
+        m.side.append(z3.Or(zint(a_key) < b_key, z3.And(zint(a_key) == b_key, order[k] < order[k + 1])))
+    rest, got = talon, [0] * n
+    for k in range(n):
+        t = simp(zmin(pick(need, order[k]), rest))
+        rest = simp(zint(rest) - t)
+        got = [simp(g + ite(order[k] == x, t, 0)) for x, g in enumerate(got)]
+    after = [simp(zint(hand[x]) + got[x]) for x in range(n)]
+    return s.replace(last_attacker=s.attacker, last_defender=s.defender, hand=after, talon=rest,
+                     drew=got, after_draw=after,
+                     short=[simp(z3.And(zbool(drawer[x]), zint(after[x]) < size)) for x in range(n)])
+
+
+def mark_out(m, s, a):
+    for x in range(m.n):
+        out = s.f["out"]
+        s = s.replace(out=setat(out, x, simp(z3.Or(zbool(out[x]), zbool(m.decide(s, "out", x))))))
+    return s
+
+
+def check_end(m, s, a):
+    over = m.decide(s, "game_over")
+    fool = m.ruleset.decisions["fool"]
+    value = m.clause(s, fool.clause.tree)
+    v = value if isinstance(value, Opt) else Opt(0 if value is None else value, value is None)
+    return s.replace(finished=simp(z3.Or(zbool(s.finished), zbool(over))),
+                     fool=ite(over, v.value, s.fool), fool_none=ite(over, v.none, s.fool_none))
+
+
+def next_roles(m, s, a, *, after):
+    name = "next_attacker_after_beaten_off" if after == "beaten_off" else "next_attacker_after_take"
+    attacker = m.decide(s, name)
+    s1 = s.replace(attacker=attacker)
+    defender = m.decide(s1, "next_defender")
+    s2 = s1.replace(defender=defender, taking=False, passed=[False] * m.n, bout=zint(s.bout) + 1,
+                    opener=attacker, dhs=s1.hand_of(defender))
+    return ite_state(s.finished, s, s2)
+
+
+PRIMITIVES = {
+    "add_attack_card": add_attack_card, "cover_card": cover_card, "clear_passes": clear_passes,
+    "mark_passed": mark_passed, "start_taking": start_taking, "move_defence_on": move_defence_on,
+    "transferer_attacks": transferer_attacks, "discard_table": discard_table,
+    "defender_picks_up": defender_picks_up, "replenish": replenish, "mark_out": mark_out,
+    "check_end": check_end, "next_roles": next_roles,
+}
+
+
+
+def materialize(s: SymState, tag: str = "m"):
+    """A fresh state equal to `s` field by field, and those equalities: clauses over it then
+    mention plain variables instead of copies of the terms that computed them."""
+    from .z3state import FIELDS
+    fresh = SymState.fresh(s.machine, tag)
+    eqs = []
+    for name in FIELDS:
+        x, y = s.f[name], fresh.f[name]
+        for p, q in (zip(x, y) if isinstance(x, list) else [(x, y)]):
+            eqs.append(q == (zbool(p) if z3.is_bool(q) else zint(p)))
+    return fresh, eqs

@@ -1,0 +1,283 @@
+"""A symbolic game state for the z3 backend, with the clause vocabulary (reference_impl/vocab.py)
+mapped onto it.
+
+The state abstracts what clauses can see: hand sizes per seat, talon and discard counts, table
+counts and the sets of ranks on the table, roles, passes, out seats, bout counters and the
+bookkeeping of the last draw. Which cards a hand holds is not tracked; where a clause needs a card
+(the card played, the card covered) the action carries a symbolic rank and suit, and where it needs
+to know whether a seat could add some card (`has_throw`, `any_throw`) the state carries a witness
+card per seat that must pass the spec's own throw clauses. That over-approximates the game, so a
+proof here holds for every real position; counterexamples are made concrete and replayed on the
+interpreter before they are reported (tools/z3concrete.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import z3
+
+from durak.reference_impl import vocab
+from durak.reference_impl.lang import BOOL, CARD, SEAT, STR
+
+from .z3values import Card, Opt, V, ite, pick, simp, zint
+
+SCALAR_INTS = ("talon", "A", "U", "discard", "attacker", "defender", "opener", "dealer",
+               "last_attacker", "last_defender", "bout", "beaten", "dhs", "trump", "transferer",
+               "fool", "plain_on_trump")
+SCALAR_BOOLS = ("taking", "finished", "fool_none")
+SEAT_INTS = ("hand", "drew", "after_draw", "lowest_trump")
+SEAT_BOOLS = ("passed", "out", "short", "has_trump")
+RANK_BOOLS = ("table_ranks", "attack_ranks")
+FIELDS = SCALAR_INTS + SCALAR_BOOLS + SEAT_INTS + SEAT_BOOLS + RANK_BOOLS
+
+_ids = itertools.count()
+
+
+def reset_names() -> None:
+    """Start fresh variable names again from 0, so a search repeats exactly (same names, same
+    terms, same models) whatever ran before it in the process."""
+    global _ids
+    _ids = itertools.count()
+    from . import z3machine
+    z3machine._draws = itertools.count()
+
+
+def seat_sum(terms):
+    """The sum of int terms (folded when every one is a constant)."""
+    total = 0
+    for t in terms:
+        total = total + t
+    return simp(total) if not isinstance(total, int) else total
+
+
+def count(bools):
+    """How many of the bool terms hold."""
+    return seat_sum(ite(b, 1, 0) for b in bools)
+
+
+@dataclass
+class SymAction:
+    """An action of one kind with a symbolic seat and, for card kinds, symbolic cards.
+
+    `card_in_hand`, `target_unbeaten` and `unbeaten_share_rank` are the vocabulary's facts about
+    cards the abstraction does not hold; Machine.action_facts ties them to what the state holds."""
+
+    kind: str
+    seat: object
+    card: Card | None = None
+    target: Card | None = None
+    card_in_hand: object = None
+    target_unbeaten: object = None
+    unbeaten_share_rank: object = None
+
+    @classmethod
+    def fresh(cls, kind: str, nranks: int, nsuits: int, tag: str = "") -> "SymAction":
+        i = next(_ids)
+        p = f"{kind}{tag}#{i}"
+        seat = z3.Int(f"{p}.seat")
+        if kind not in vocab.CARD_KINDS:
+            return cls(kind, seat)
+        card = Card(z3.Int(f"{p}.card.rank"), z3.Int(f"{p}.card.suit"))
+        target = Card(z3.Int(f"{p}.target.rank"), z3.Int(f"{p}.target.suit")) if kind == "cover" else None
+        return cls(kind, seat, card, target, z3.Bool(f"{p}.card_in_hand"),
+                   z3.Bool(f"{p}.target_unbeaten") if target else None,
+                   z3.Bool(f"{p}.unbeaten_share_rank"))
+
+    def names(self) -> dict:
+        """Values for the action names a legality clause may use."""
+        out = {"seat": V(self.seat, SEAT), "kind": V(self.kind, STR)}
+        if self.card is not None:
+            out.update(card=V(self.card, CARD), card_in_hand=V(self.card_in_hand, BOOL),
+                       unbeaten_share_rank=V(self.unbeaten_share_rank, BOOL))
+        if self.target is not None:
+            out.update(target=V(self.target, CARD), target_unbeaten=V(self.target_unbeaten, BOOL))
+        return out
+
+
+@dataclass
+class SymState:
+    """Field values (z3 terms or Python constants) of one state under one `machine`
+    (tools/z3machine.py: a ruleset and a player count)."""
+
+    machine: object
+    f: dict
+    _can_throw: list | None = field(default=None, repr=False)
+
+    # -- construction ----------------------------------------------------------------------
+    @classmethod
+    def fresh(cls, machine, tag: str = "s") -> "SymState":
+        p = f"{tag}#{next(_ids)}"
+        n, nr = machine.n, machine.nranks
+        f = {}
+        for name in SCALAR_INTS:
+            f[name] = z3.Int(f"{p}.{name}")
+        for name in SCALAR_BOOLS:
+            f[name] = z3.Bool(f"{p}.{name}")
+        for name in SEAT_INTS:
+            f[name] = [z3.Int(f"{p}.{name}[{i}]") for i in range(n)]
+        for name in SEAT_BOOLS:
+            f[name] = [z3.Bool(f"{p}.{name}[{i}]") for i in range(n)]
+        for name in RANK_BOOLS:
+            f[name] = [z3.Bool(f"{p}.{name}[{r}]") for r in range(nr)]
+        return cls(machine, f)
+
+    def replace(self, **changes) -> "SymState":
+        f = dict(self.f)
+        f.update(changes)
+        return SymState(self.machine, f)
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__["f"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def can_throw(self) -> list:
+        """Per seat: the seat may add some card now. Created on first use, each with a witness
+        card that must pass every throw clause (the machine adds those constraints)."""
+        if self._can_throw is None:
+            self._can_throw = self.machine.throw_witnesses(self)
+        return self._can_throw
+
+    # -- what the translator needs -----------------------------------------------------------
+    @property
+    def n(self):
+        return self.machine.n
+
+    @property
+    def options(self):
+        return self.machine.options
+
+    @property
+    def definitions(self):
+        return self.machine.definitions
+
+    @property
+    def suits(self):
+        return self.machine.suits
+
+    def hand_of(self, seat):
+        return pick(self.f["hand"], seat)
+
+    def active(self):
+        return self.machine.n - count(self.f["out"])
+
+    def left(self, seat):
+        """The next seat clockwise that is not out, or the seat itself (State.left_of)."""
+        seat = simp(seat)
+        n, out = self.machine.n, self.f["out"]
+        if not isinstance(seat, int):
+            return pick([self.left(i) for i in range(n)], seat)
+        result = seat
+        for step in range(n - 1, 0, -1):
+            nxt = (seat + step) % n
+            result = ite(out[nxt], result, nxt)
+        return result
+
+    def value(self, name: str):
+        """A vocabulary name's value in this state."""
+        if name == "any_throw":
+            return simp(z3.Or([z3.BoolVal(x) if isinstance(x, bool) else x for x in self.can_throw]))
+        return _VALUES[name](self, self.f)
+
+    def call(self, name: str, args: list):
+        """A vocabulary function's value in this state for translated arguments."""
+        f = self.f
+        if name == "cw":
+            a, b = (simp(x) for x in args)
+            n = self.machine.n
+            if isinstance(a, int) and isinstance(b, int):
+                return (b - a) % n
+            d = zint(b) - zint(a)  # seats are 0..n-1, so Python's % is one wrap-around
+            return ite(d >= 0, d, d + n)
+        (x,) = args
+        per_seat = {"hand": "hand", "is_out": "out", "passed": "passed", "drew": "drew",
+                    "hand_after_draw": "after_draw", "short_after_draw": "short",
+                    "has_trump": "has_trump"}
+        if name in per_seat:
+            return pick(f[per_seat[name]], x)
+        if name == "left":
+            return self.left(x)
+        if name == "has_throw":
+            return pick(self.can_throw, x)
+        if name == "lowest_trump":
+            return Opt(pick(f["lowest_trump"], x), simp(z3.Not(pick(f["has_trump"], x))))
+        raise KeyError(name)
+
+
+_VALUES = {
+    "players": lambda s, f: s.machine.n,
+    "active_players": lambda s, f: s.active(),
+    "attacker": lambda s, f: f["attacker"],
+    "defender": lambda s, f: f["defender"],
+    "opener": lambda s, f: f["opener"],
+    "dealer": lambda s, f: f["dealer"],
+    "trump_suit": lambda s, f: f["trump"],
+    "talon_count": lambda s, f: f["talon"],
+    "discard_count": lambda s, f: f["discard"],
+    "deck_size": lambda s, f: s.machine.deck_size,
+    "bout_number": lambda s, f: f["bout"],
+    "beaten_bouts": lambda s, f: f["beaten"],
+    "table_attack_count": lambda s, f: f["A"],
+    "table_unbeaten": lambda s, f: f["U"],
+    "table_covered": lambda s, f: simp(zint(f["A"]) - f["U"]),
+    "table_card_count": lambda s, f: simp(2 * zint(f["A"]) - f["U"]),
+    "trumps_covered_by_plain": lambda s, f: f["plain_on_trump"],
+    "table_ranks": lambda s, f: tuple(f["table_ranks"]),
+    "attack_ranks": lambda s, f: tuple(f["attack_ranks"]),
+    "attack_rank_count": lambda s, f: count(f["attack_ranks"]),
+    "defender_hand": lambda s, f: s.hand_of(f["defender"]),
+    "defender_hand_at_start": lambda s, f: f["dhs"],
+    "taking": lambda s, f: f["taking"],
+    "finished": lambda s, f: f["finished"],
+    "last_attacker": lambda s, f: f["last_attacker"],
+    "last_defender": lambda s, f: f["last_defender"],
+}
+VALUE_NAMES = set(_VALUES) | {"any_throw"}
+CALL_NAMES = {"hand", "left", "cw", "is_out", "passed", "has_throw", "has_trump", "lowest_trump",
+              "drew", "hand_after_draw", "short_after_draw"}
+
+
+def ite_state(c, a: SymState, b: SymState) -> SymState:
+    """Field-wise if-then-else of two states of one machine."""
+    c = simp(c)
+    if isinstance(c, bool):
+        return a if c else b
+    f = {}
+    for name in FIELDS:
+        x, y = a.f[name], b.f[name]
+        if x is y:
+            f[name] = x
+        elif isinstance(x, list):
+            f[name] = [p if p is q else ite(c, p, q) for p, q in zip(x, y)]
+        else:
+            f[name] = ite(c, x, y)
+    return SymState(a.machine, f)
+
+
+def concrete(machine, s) -> SymState:
+    """The symbolic state holding the values of an interpreter State `s` (backend cross-checks)."""
+    deck = machine.ruleset.deck
+    trump = deck.suits.index(s.trump_suit)
+    hands = [len(h) for h in s.hands]
+    lowest = [min((c.rank for c in h if c.suit == s.trump_suit), default=0) for h in s.hands]
+    f = {
+        "talon": len(s.talon), "A": len(s.table), "U": s.unbeaten, "discard": len(s.discard),
+        "attacker": s.attacker, "defender": s.defender, "opener": s.opener, "dealer": s.dealer,
+        "last_attacker": s.last_attacker, "last_defender": s.last_defender,
+        "bout": s.bout_number, "beaten": s.beaten_bouts, "dhs": s.defender_hand_at_start,
+        "trump": trump, "transferer": s.transferer if s.transferer is not None else 0,
+        "plain_on_trump": sum(1 for a, d in s.table if d is not None and a.suit == s.trump_suit != d.suit),
+        "fool": s.fool if s.fool is not None else 0, "fool_none": s.fool is None,
+        "taking": s.taking, "finished": s.finished,
+        "hand": hands, "drew": list(s.drew), "after_draw": list(s.after_draw),
+        "lowest_trump": lowest, "passed": list(s.passed), "out": list(s.out),
+        "short": list(s.short_after_draw),
+        "has_trump": [any(c.suit == s.trump_suit for c in h) for h in s.hands],
+        "table_ranks": [r in s.table_ranks for r in range(machine.nranks)],
+        "attack_ranks": [r in s.attack_ranks for r in range(machine.nranks)],
+    }
+    return SymState(machine, f, _can_throw=list(s.can_throw))

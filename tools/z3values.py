@@ -1,0 +1,234 @@
+"""Translated values for the z3 backend (tools/z3backend.py) and the operations on them.
+
+A value is a Python constant (folded), a z3 term, a `Card` (rank and suit terms), a tuple of bools
+(a set of ranks, one per rank) or an `Opt` (a value of a "T?" type with a symbolic None flag).
+The helpers fold constants as they go, so that a clause whose options decide it stays a constant,
+and give comparisons Python's meaning for None, sets of ranks and suit letters.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import z3
+
+from durak.reference_impl.lang import INT, RANK
+
+
+class V(NamedTuple):
+    value: Any
+    type: str
+
+
+class Card(NamedTuple):
+    rank: Any
+    suit: Any
+
+
+class Opt(NamedTuple):
+    """A value of an optional type: `none` says it is None; then `value` is meaningless."""
+
+    value: Any
+    none: Any
+
+
+@dataclass
+class Atom:
+    """A comparison of two numbers inside a clause (`left op right`), for boundary cases."""
+
+    node: ast.AST
+    op: str
+    left: Any
+    right: Any
+
+
+class Untranslatable(Exception):
+    """A clause uses a construct the z3 backend does not model (the message says which)."""
+
+    def __init__(self, what: str):
+        super().__init__(f"the z3 backend cannot translate {what}")
+
+
+PY_CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+          ">": operator.gt, ">=": operator.ge}
+
+
+EDGE_TYPES = {INT, RANK}  # comparisons of these have edges; seats and suits have no "by one"
+
+
+def is_const(x) -> bool:
+    return x is None or isinstance(x, (bool, int, str))
+
+
+def zbool(x):
+    return z3.BoolVal(x) if isinstance(x, bool) else x
+
+
+def zint(x):
+    return z3.IntVal(x) if isinstance(x, int) and not isinstance(x, bool) else x
+
+
+def simp(x):
+    """A Python bool or int when the term is a constant, else the term."""
+    if is_const(x):
+        return x
+    if z3.is_true(x):
+        return True
+    if z3.is_false(x):
+        return False
+    if z3.is_int_value(x):
+        return x.as_long()
+    return x
+
+
+def ite(c, a, b):
+    """z3 If over translated payloads of the same shape; folds a constant condition."""
+    c = simp(c)
+    if isinstance(c, bool):
+        return a if c else b
+    if isinstance(a, Card) or isinstance(b, Card):
+        return Card(ite(c, a.rank, b.rank), ite(c, a.suit, b.suit))
+    if isinstance(a, tuple) and not isinstance(a, Opt):
+        return tuple(ite(c, x, y) for x, y in zip(a, b))
+    if isinstance(a, Opt) or isinstance(b, Opt) or a is None or b is None:
+        oa, ob = as_opt(a), as_opt(b)
+        return Opt(ite(c, oa.value, ob.value), ite(c, oa.none, ob.none))
+    if isinstance(a, str) or isinstance(b, str):
+        if a == b:
+            return a
+        raise Untranslatable("an if-else choosing between strings on a state condition")
+    if is_const(a) and is_const(b) and a == b and type(a) is type(b):
+        return a
+    if isinstance(a, bool) or isinstance(b, bool) or z3.is_bool(a) or z3.is_bool(b):
+        return z3.If(c, zbool(a), zbool(b))
+    return z3.If(c, zint(a), zint(b))
+
+
+def as_opt(x) -> Opt:
+    if isinstance(x, Opt):
+        return x
+    if x is None:
+        return Opt(0, True)
+    return Opt(x, False)
+
+
+def pick(items, index):
+    """items[index] for a Python or symbolic index (seats are 0..len-1)."""
+    index = simp(index)
+    if isinstance(index, int):
+        return items[index]
+    out = items[-1]
+    for i in range(len(items) - 2, -1, -1):
+        out = ite(index == i, items[i], out)
+    return out
+
+
+def num(x):
+    """The number inside an optional value (comparisons of a None are type errors in Python)."""
+    return x.value if isinstance(x, Opt) else x
+
+
+def implies(c, v):
+    c, v = simp(c), simp(v)
+    if c is True or v is True or c is False:
+        return True if (c is False or v is True) else v
+    return fold_bools([negate(c), v], False)
+
+
+def opt_simp(o: Opt):
+    none = simp(o.none)
+    if none is True:
+        return None
+    if none is False:
+        return simp(o.value)
+    return Opt(simp(o.value), none)
+
+
+def fold_bools(terms, is_and: bool):
+    rest = []
+    for t in terms:
+        if isinstance(t, bool):
+            if t is not is_and:
+                return not is_and
+            continue
+        rest.append(t)
+    if not rest:
+        return is_and
+    return rest[0] if len(rest) == 1 else (z3.And(rest) if is_and else z3.Or(rest))
+
+
+def compare(op: str, a: V, b: V, state):
+    """One comparison of two translated values, with Python's meaning for None and sets."""
+    x, y = a.value, b.value
+    if op in ("is", "is not"):
+        other = y if x is None else x
+        none = True if other is None else as_opt(other).none
+        return none if op == "is" else negate(none)
+    if op in ("in", "not in"):
+        member = _member(x, y)
+        return member if op == "in" else negate(member)
+    if op in ("==", "!="):
+        eq = _equal(x, y, state.suits)
+        return eq if op == "==" else negate(eq)
+    x, y = num(x), num(y)
+    if is_const(x) and is_const(y):
+        return PY_CMP[op](x, y)
+    return PY_CMP[op](zint(x), zint(y))
+
+
+def negate(x):
+    x = simp(x)
+    return (not x) if isinstance(x, bool) else z3.Not(x)
+
+
+def _member(rank, ranks):
+    rank = simp(rank)
+    if isinstance(rank, int):
+        return ranks[rank] if 0 <= rank < len(ranks) else False
+    terms = []
+    for r, present in enumerate(ranks):
+        present = simp(present)
+        if present is False:
+            continue
+        terms.append(rank == r if present is True else z3.And(rank == r, present))
+    return fold_bools(terms, False)
+
+
+def _equal(x, y, suits):
+    if x is None or y is None or isinstance(x, Opt) or isinstance(y, Opt):
+        ox, oy = as_opt(x), as_opt(y)
+        both_none = simp(z3.And(zbool(ox.none), zbool(oy.none)))
+        one_none = simp(z3.Or(zbool(ox.none), zbool(oy.none)))
+        if x is None or y is None:
+            return one_none
+        return ite(one_none, both_none, simp(zint(ox.value) == zint(oy.value)))
+    if isinstance(x, Card):
+        return simp(z3.And(zint(x.rank) == zint(y.rank), zint(x.suit) == zint(y.suit)))
+    if isinstance(x, tuple):
+        return fold_bools([simp(zbool(p) == zbool(q)) for p, q in zip(x, y)], True)
+    if isinstance(x, str) or isinstance(y, str):  # a suit compared with a suit letter
+        if isinstance(x, str) and isinstance(y, str):
+            return x == y
+        letter, suit = (x, y) if isinstance(x, str) else (y, x)
+        if letter not in suits:
+            return False
+        return simp(zint(suit) == suits.index(letter))
+    if is_const(x) and is_const(y):
+        return x == y
+    if isinstance(x, bool) or isinstance(y, bool) or z3.is_bool(x) or z3.is_bool(y):
+        return simp(zbool(x) == zbool(y))
+    return simp(zint(x) == zint(y))
+
+
+def tight(atom: Atom, satisfied: bool):
+    """The comparison is at its boundary: just holds (satisfied) or just fails by one."""
+    d = zint(atom.left) - zint(atom.right)
+    if atom.op == "==":
+        return d == 0 if satisfied else z3.Or(d == 1, d == -1)
+    if atom.op == "!=":
+        return z3.Or(d == 1, d == -1) if satisfied else d == 0
+    edge = {"<=": (0, 1), "<": (-1, 0), ">=": (0, -1), ">": (1, 0)}[atom.op]
+    return d == (edge[0] if satisfied else edge[1])
