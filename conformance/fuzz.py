@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from durak.reference_impl.game import Game, Setup
-from durak.reference_impl.notation import action_text
+from durak.reference_impl.notation import action_text, comparable_field
 from durak.reference_impl.simulate import STEP_LIMIT
 from durak.reference_impl.spec import Spec
 from durak.reference_impl.vocab import ACTION_KINDS
@@ -187,7 +187,7 @@ class Lockstep:
             have = self._call("state", step)["state"]
             want = comparable(state_view(game))
             for key in want:
-                if key in have and _norm(key, have[key]) != _norm(key, want[key]):
+                if key in have and comparable_field(key, have[key]) != comparable_field(key, want[key]):
                     raise Divergence(step, f"state.{key}", want[key], have[key],
                                      STATE_RULES.get(key, []),
                                      f"state.{key} {where}: want {want[key]!r}, have {have[key]!r}")
@@ -210,14 +210,6 @@ def _parses(game: Game, text: str) -> bool:
         return True
     except Exception:
         return False
-
-
-def _norm(key, value):
-    if key == "hands" and isinstance(value, list):
-        return [sorted(h) if isinstance(h, list) else h for h in value]
-    if key in ("table", "out") and isinstance(value, list):
-        return sorted(value, key=repr)
-    return value
 
 
 def _slug(adapter_name: str) -> str:

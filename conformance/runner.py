@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from durak.reference_impl.errors import DurakError
+from durak.reference_impl.notation import comparable_field
 from durak.reference_impl.spec import Spec
 from durak.reference_impl.yamlio import InputError, load_file
 
@@ -125,17 +126,6 @@ def load_known_failures(path) -> dict[str, str]:
     return dict(entries)
 
 
-def _norm_state(key: str, value):
-    if key == "hands" and isinstance(value, list):
-        return [sorted(h) if isinstance(h, list) else h for h in value]
-    if key == "table" and isinstance(value, list):
-        return sorted([list(p) + [None] * (2 - len(p)) if isinstance(p, list) else p for p in value],
-                      key=repr)
-    if key == "out" and isinstance(value, list):
-        return sorted(value)
-    return value
-
-
 def compare_state(want: dict, have) -> tuple[str, object, object] | None:
     """The first field where `have` differs from the partial state `want`, or None."""
     if not isinstance(have, dict):
@@ -144,7 +134,7 @@ def compare_state(want: dict, have) -> tuple[str, object, object] | None:
         if key not in have:
             return (key, value, "(missing)")
         # Most fields are equal as given; normalise (sort hands, table, out) only when not.
-        if value != have[key] and _norm_state(key, value) != _norm_state(key, have[key]):
+        if value != have[key] and comparable_field(key, value) != comparable_field(key, have[key]):
             return (key, value, have[key])
     return None
 

@@ -131,3 +131,16 @@ def state_text(s: State) -> str:
     if s.finished:
         lines.append(f"  result: {'draw' if s.fool is None else f'seat {s.fool} is the fool'}")
     return "\n".join(lines)
+
+
+def comparable_field(key: str, value):
+    """A state field in the form two states are compared in: hands as sets of cards, table pairs
+    in any order, seat lists (out, passed) as sets."""
+    if key == "hands" and isinstance(value, list):
+        return [sorted(h) if isinstance(h, list) else h for h in value]
+    if key == "table" and isinstance(value, list):
+        return sorted([list(p) + [None] * (2 - len(p)) if isinstance(p, list) else p for p in value],
+                      key=repr)
+    if key in ("out", "passed") and isinstance(value, list):
+        return sorted(value, key=repr)
+    return value

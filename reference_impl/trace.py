@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from .errors import DurakError, IllegalAction
+from .errors import DurakError
 from .game import Game, Setup
-from .notation import action_json, action_text, parse_action, state_json, state_text
+from .notation import (action_json, action_text, comparable_field, parse_action, state_json,
+                       state_text)
 from .spec import Spec
 
 FORMAT = 1
@@ -83,14 +84,6 @@ def _state_fields(game: Game) -> dict:
     return fields
 
 
-def _norm(key, value):
-    if key == "hands" and isinstance(value, list):
-        return [sorted(h) if isinstance(h, list) else h for h in value]
-    if key in ("table", "out", "passed") and isinstance(value, list):
-        return sorted(value, key=repr)
-    return value
-
-
 def replay(spec: Spec, text: str, variant: str | None = None, options: dict | None = None) -> ReplayResult:
     """Check a game log step by step: every action legal, every logged verdict, state field and
     legal set as the spec says. Stops at the first step that breaks a rule or differs.
@@ -155,7 +148,7 @@ def _compare(game: Game, obj: dict, checked: dict) -> str:
         checked["states"] += 1
         have = _state_fields(game)
         for key, value in obj["state"].items():
-            if key in have and _norm(key, value) != _norm(key, have[key]):
+            if key in have and comparable_field(key, value) != comparable_field(key, have[key]):
                 return f"state.{key}: the log has {value!r}, the spec gives {have[key]!r}"
     if isinstance(obj.get("legal"), list):
         checked["legal sets"] += 1
