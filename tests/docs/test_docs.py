@@ -11,6 +11,7 @@ import ast
 import json
 import re
 import shutil
+import html
 import subprocess
 import sys
 from html import unescape
@@ -166,9 +167,9 @@ def test_protocol_and_case_format_pages_include_the_conformance_documents(site):
 
 
 def test_the_tutorial_transcript_is_the_engine_speaking_the_protocol(site):
-    tutorial = page(site, "tutorial-check-your-engine.html")
-    assert "&quot;rule&quot;: &quot;defence.beat&quot;" in tutorial
-    assert "&quot;cmd&quot;: &quot;stop&quot;" in tutorial
+    tutorial = html.unescape(page(site, "tutorial-check-your-engine.html"))  # Sphinx versions differ
+    assert '"rule": "defence.beat"' in tutorial
+    assert '"cmd": "stop"' in tutorial
 
 
 def test_positions_are_drawn_as_svg_with_a_verdict_per_variant(site):
