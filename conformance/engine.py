@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from durak.reference_impl.errors import DurakError, IllegalAction
 from durak.reference_impl.game import Game, Setup
-from durak.reference_impl.notation import action_text, cards_json
+from durak.reference_impl.notation import action_text, state_json
 from durak.reference_impl.spec import Spec, load_spec
 
 PROTOCOL_VERSION = "1"
@@ -31,22 +31,13 @@ class Skip(Exception):
 
 
 def state_view(game: Game) -> dict:
-    """The state as the protocol carries it (PROTOCOL.md "state")."""
-    s = game.state
-    return {
-        "hands": [cards_json(h) for h in s.hands],
-        "hand_sizes": [len(h) for h in s.hands],
-        "talon_count": len(s.talon),
-        "trump": s.trump_card.text,
-        "table": [[a.text, d.text if d is not None else None] for a, d in s.table],
-        "discard_count": len(s.discard),
-        "attacker": s.attacker,
-        "defender": s.defender,
-        "taking": s.taking,
-        "out": [i for i, o in enumerate(s.out) if o],
-        "finished": s.finished,
-        "fool": s.fool,
-    }
+    """The state as the protocol carries it (PROTOCOL.md "state"), from the canonical state JSON."""
+    j = state_json(game.state)
+    return {"hands": j["hands"], "hand_sizes": [len(h) for h in j["hands"]],
+            "talon_count": len(j["talon"]), "trump": j["trump"], "table": j["table"],
+            "discard_count": j["discard_count"], "attacker": j["attacker"],
+            "defender": j["defender"], "taking": j["taking"], "out": j["out"],
+            "finished": j["finished"], "fool": game.state.fool}
 
 
 ROLE_FIELDS = ("attacker", "defender", "taking")

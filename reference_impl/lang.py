@@ -34,6 +34,21 @@ MAX_CLAUSE_CHARS = 2000
 MAX_DEPTH = 40
 
 
+def join_types(a: str, b: str) -> str | None:
+    """The type of an if-else whose branches have types a and b, or None if they don't join."""
+    if a == b:
+        return a
+    if a == NONE:
+        return b.rstrip("?") + "?"
+    if b == NONE:
+        return a.rstrip("?") + "?"
+    if a.rstrip("?") == b.rstrip("?"):
+        return a.rstrip("?") + "?"
+    if {a, b} <= {INT, SEAT}:
+        return INT
+    return None
+
+
 @dataclass(frozen=True)
 class Name:
     """A vocabulary entry: a value (`args` is None) or a function of typed arguments."""
@@ -306,17 +321,10 @@ class Compiler:
                        names=test.names | body.names | orelse.names)
 
     def _join(self, a: str, b: str) -> str:
-        if a == b:
-            return a
-        if a == NONE:
-            return b.rstrip("?") + "?"
-        if b == NONE:
-            return a.rstrip("?") + "?"
-        if a.rstrip("?") == b.rstrip("?"):
-            return a.rstrip("?") + "?"
-        if {a, b} <= {INT, SEAT}:
-            return INT
-        raise self.error(f"the branches of if-else have different types: {a} and {b}")
+        joined = join_types(a, b)
+        if joined is None:
+            raise self.error(f"the branches of if-else have different types: {a} and {b}")
+        return joined
 
     def _call(self, node: ast.Call) -> Emitted:
         if node.keywords or not isinstance(node.func, ast.Name):

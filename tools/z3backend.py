@@ -18,7 +18,7 @@ from functools import lru_cache
 import z3
 
 from durak.reference_impl import vocab
-from durak.reference_impl.lang import BOOL, CMP_OPS, INT, NONE, RANK, SEAT, SUIT, const
+from durak.reference_impl.lang import BOOL, CMP_OPS, INT, RANK, SEAT, SUIT, const, join_types
 
 from .z3values import (
     EDGE_TYPES, PY_CMP, Atom, Opt, Untranslatable, V, as_opt, compare, fold_bools, implies,
@@ -28,19 +28,6 @@ from .z3values import (
 
 ARITH = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
          ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
-
-
-def join_types(a: str, b: str) -> str:
-    """The type of an if-else with branches of types a and b (as lang.Compiler._join)."""
-    if a == b:
-        return a
-    if a == NONE:
-        return b.rstrip("?") + "?"
-    if b == NONE:
-        return a.rstrip("?") + "?"
-    if a.rstrip("?") == b.rstrip("?"):
-        return a.rstrip("?") + "?"
-    return INT
 
 
 @lru_cache(maxsize=None)
@@ -180,7 +167,7 @@ class Translator:
         if isinstance(test, bool):
             return self.tr(node.body if test else node.orelse)
         body, orelse = self.tr(node.body), self.tr(node.orelse)
-        return V(ite(test, body.value, orelse.value), join_types(body.type, orelse.type))
+        return V(ite(test, body.value, orelse.value), join_types(body.type, orelse.type) or INT)
 
     def _call(self, node):
         fname = node.func.id

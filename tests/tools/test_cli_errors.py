@@ -5,17 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
-
-from durak.tools.cli import cli
 
 
-def run(*args):
-    result = CliRunner().invoke(cli, list(args))
-    assert "Traceback" not in result.output
-    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), \
-        f"unexpected exception {result.exception!r}"
-    return result
+from cli_support import run
 
 
 def test_rules_lists_one_rule_id_at_the_start_of_each_line(spec):

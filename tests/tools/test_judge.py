@@ -8,22 +8,15 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
-from durak.tools.cli import cli
 from durak.tools.judge import (PositionError, compare, parse_position_action, read_position,
                                rule_variant)
 from durak.tools.judge_report import to_text
 
+from cli_support import run
+
 POSITIONS = Path(__file__).resolve().parents[2] / "positions"
 FILES = sorted(POSITIONS.glob("*.yaml"))
-
-
-def run(*args):
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    assert "Traceback" not in result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result
 
 
 def judge_json(*args) -> dict:

@@ -5,15 +5,10 @@ from __future__ import annotations
 import json
 
 import jsonschema
-from click.testing import CliRunner
 
-from durak.conformance.protocol import _registry
-from durak.conformance.protocol import SCHEMAS
-from durak.tools.cli import cli
+from durak.conformance.protocol import SCHEMAS, _registry
 
-
-def run(*args):
-    return CliRunner().invoke(cli, list(args))
+from cli_support import run
 
 
 def _recorded(tmp_path, players=2, seed=3):

@@ -15,13 +15,11 @@ from pathlib import Path
 import pytest
 import yaml
 import z3
-from click.testing import CliRunner
 
 from durak.conformance.cases import parse_case
 from durak.reference_impl import vocab
 from durak.reference_impl.game import Game, Setup
 from durak.reference_impl.primitives import PRIMITIVES
-from durak.tools.cli import cli
 from durak.tools.verify_boundary import generate, generate_fresh
 from durak.tools.verify_equiv import compare
 from durak.tools.verify_invariants import Induction, properties
@@ -31,6 +29,8 @@ from durak.reference_impl.lang import SEAT, STR
 from durak.tools.z3values import Card, V, simp
 from durak.tools.z3machine import PRIMITIVES as SYMBOLIC, Machine
 from durak.tools.z3state import CALL_NAMES, VALUE_NAMES, SymAction, concrete
+
+from cli_support import run
 
 # The invariant a plain card on a trump breaks. spec/invariants.yaml has none about beating yet,
 # so the tests that need it add it to their copy of spec/.
@@ -57,14 +57,6 @@ BROKEN = {
         "rules/defence.yaml", "or (card.is_trump and not target.is_trump)",
         "or (card.is_trump != target.is_trump)", "inv.trump_covered_by_trump"),
 }
-
-
-def run(*args):
-    result = CliRunner().invoke(cli, list(args))
-    assert "Traceback" not in result.output
-    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), \
-        f"unexpected exception {result.exception!r}"
-    return result
 
 
 def with_cover_invariant(spec_copy):
