@@ -23,14 +23,14 @@ import sys
 import time
 from collections import Counter
 
-from durak.conformance.adapters import make_adapter
-from durak.conformance.cases import load_suite
-from durak.conformance.runner import Session
-from durak.reference_impl.spec import load_spec
+from durak_spec.conformance.cases import load_suite
+from durak_spec.conformance.runner import Session
+from durak_spec.conformance.transport import make_adapter
+from durak_spec.reference_impl.spec import load_spec
 
 ADAPTERS = {
     "in process": "reference",
-    "subprocess": f"cmd:{sys.executable} -m durak.conformance.examples.reference_engine",
+    "subprocess": f"cmd:{sys.executable} -m durak_spec.conformance.examples.reference_engine",
 }
 
 

@@ -16,13 +16,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from durak.conformance.adapters import make_adapter
-from durak.conformance.fuzz import fuzz
-from durak.reference_impl.spec import load_spec
+from durak_spec.conformance.fuzz import fuzz
+from durak_spec.conformance.transport import make_adapter
+from durak_spec.reference_impl.spec import load_spec
 
 ADAPTERS = {
     "in process": "reference",
-    "subprocess": f"cmd:{sys.executable} -m durak.conformance.examples.reference_engine",
+    "subprocess": f"cmd:{sys.executable} -m durak_spec.conformance.examples.reference_engine",
 }
 
 

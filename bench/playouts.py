@@ -14,8 +14,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from durak.reference_impl.simulate import simulate
-from durak.reference_impl.spec import load_spec
+from durak_spec.reference_impl.simulate import simulate
+from durak_spec.reference_impl.spec import load_spec
 
 sys.path.insert(0, str(Path(__file__).parent))
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from durak.reference_impl.errors import DurakError, suggest
-from durak.reference_impl.spec import Spec, check_option_value
-from durak.reference_impl.yamlio import InputError, load_file
+from durak_spec.reference_impl.errors import DurakError, suggest
+from durak_spec.reference_impl.spec import Spec, check_option_value
+from durak_spec.reference_impl.yamlio import InputError, load_file
 
 HERE = Path(__file__).resolve().parent
 CASES_DIR = HERE / "cases"

@@ -16,10 +16,10 @@ Any other exception a method raises is reported as that engine's error for the c
 
 from __future__ import annotations
 
-from durak.reference_impl.errors import DurakError, IllegalAction
-from durak.reference_impl.game import Game, Setup
-from durak.reference_impl.notation import action_text, state_json
-from durak.reference_impl.spec import Spec, load_spec
+from durak_spec.reference_impl.errors import DurakError, IllegalAction
+from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.notation import action_text, state_json
+from durak_spec.reference_impl.spec import Spec, load_spec
 
 PROTOCOL_VERSION = "1"
 __version__ = "0.1.0"

@@ -18,20 +18,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, settings
-from hypothesis.errors import Unsatisfiable
 from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.errors import Unsatisfiable
 
-from durak.reference_impl.game import Game, Setup
-from durak.reference_impl.notation import action_text, comparable_field
-from durak.reference_impl.simulate import STEP_LIMIT
-from durak.reference_impl.spec import Spec
-from durak.reference_impl.vocab import ACTION_KINDS
-
-from .adapters import Adapter, EngineFault
-from .engine import comparable, state_view
-from .protocol import check_result
-from .record import _candidates, record_case
+from durak_spec.conformance.cases import parse_case, write_case
+from durak_spec.conformance.engine import comparable, state_view
+from durak_spec.conformance.protocol import check_result
+from durak_spec.conformance.record import _candidates, record_case
+from durak_spec.conformance.runner import Session
+from durak_spec.conformance.transport import Adapter, EngineFault
+from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.notation import action_text, comparable_field
+from durak_spec.reference_impl.simulate import STEP_LIMIT
+from durak_spec.reference_impl.spec import Spec
+from durak_spec.reference_impl.vocab import ACTION_KINDS
 
 CHOICES = 1024  # bytes of choices drawn per game; past them every choice is 0 (the first action)
 
@@ -267,7 +268,6 @@ def fuzz(spec: Spec, adapter: Adapter, hello: dict, *, preset: str, options: dic
     if result.found is not None:
         result.case = _smallest_case(spec, adapter, hello, result.found, preset, options or {},
                                      adapter_name, seed_value)
-        from .cases import write_case
         result.case_path = write_case(result.case, spec, out_dir)
     return result
 
@@ -275,8 +275,6 @@ def fuzz(spec: Spec, adapter: Adapter, hello: dict, *, preset: str, options: dic
 def _smallest_case(spec, adapter, hello, found: Found, preset, options, adapter_name, seed_value):
     """The found game as a case, without the rejected probes before the divergence when the
     engine still fails the case without them."""
-    from .cases import parse_case
-    from .runner import Session
     full = found_case(spec, found, preset, options, adapter_name, seed_value)
     last = len(found.steps) - 1
     kept = [s for i, s in enumerate(found.steps) if s["expect"] == "accept" or i == last]

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import random
 
-from durak.reference_impl.errors import IllegalAction
-from durak.reference_impl.game import Game, Setup
-from durak.reference_impl.notation import action_text
-from durak.reference_impl.spec import Spec
-
-from .cases import CaseError
-from .engine import comparable, state_view
+from durak_spec.conformance.cases import CaseError
+from durak_spec.conformance.engine import comparable, state_view
+from durak_spec.conformance.runner import compare_legal, compare_state
+from durak_spec.reference_impl.errors import IllegalAction
+from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.notation import action_text
+from durak_spec.reference_impl.spec import Spec
+from durak_spec.reference_impl.state import Action
 
 STATE_KEYS = ("hands", "talon_count", "table", "discard_count", "attacker", "defender", "taking",
               "out", "finished", "fool")
@@ -78,13 +79,11 @@ def record_case(spec: Spec, *, id: str, description: str, rules: list[str], setu
             raise CaseError(id, f"step {i} ({claim['do']}) claims rule {claim['rule']}; the "
                             f"reference names {rule}", f"steps[{i}].rule")
         if claim.get("state"):
-            from .runner import compare_state
             diff = compare_state(claim["state"], st)
             if diff:
                 raise CaseError(id, f"step {i} ({claim['do']}) claims state.{diff[0]} = {diff[1]!r}; "
                                 f"the reference has {diff[2]!r}", f"steps[{i}].state")
         if claim.get("legal") is not None:
-            from .runner import compare_legal
             diff = compare_legal(claim["legal"], lg)
             if diff:
                 raise CaseError(id, f"step {i} ({claim['do']}) claims a legal set the reference "
@@ -108,7 +107,6 @@ def record_case(spec: Spec, *, id: str, description: str, rules: list[str], setu
         case["options"] = options
     case["setup"] = setup
     if isinstance(start_legal, list):
-        from .runner import compare_legal
         diff = compare_legal(start_legal, first_legal)
         if diff:
             raise CaseError(id, f"the legal set claimed before the first step differs from the "
@@ -148,7 +146,6 @@ def golden_case(spec: Spec, variant: str, players: int, seed: int) -> dict:
 def _candidates(game: Game, kinds):
     """Actions of `kinds` worth trying in this position: each seat's own cards, one foreign card,
     and every cover target on the table."""
-    from durak.reference_impl.state import Action
     s = game.state
     deck = game.ruleset.deck.cards
     for seat in range(s.n):

@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from datetime import datetime, timezone
 
-from .runner import Result, summarize
+from durak_spec.conformance.runner import Result, summarize
 
 REPORT_VERSION = "1"
 

@@ -18,15 +18,20 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from durak.reference_impl.errors import DurakError
-from durak.reference_impl.notation import comparable_field
-from durak.reference_impl.spec import Spec
-from durak.reference_impl.yamlio import InputError, load_file
-
-from .adapters import Adapter, AdapterError, EngineFault, PythonAdapter, Reply
-from .cases import CASES_DIR, Case, Step
-from .engine import ReferenceEngine
-from .protocol import check_result
+from durak_spec.conformance.cases import CASES_DIR, Case, Step
+from durak_spec.conformance.engine import ReferenceEngine
+from durak_spec.conformance.protocol import check_result
+from durak_spec.conformance.transport import (
+    Adapter,
+    AdapterError,
+    EngineFault,
+    PythonAdapter,
+    Reply,
+)
+from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.notation import comparable_field
+from durak_spec.reference_impl.spec import Spec
+from durak_spec.reference_impl.yamlio import InputError, load_file
 
 STATUSES = ("pass", "fail", "skip", "error", "broken", "xfail", "xpass")
 FAILING = {"fail", "error", "broken", "xpass"}

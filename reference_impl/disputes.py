@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 
 from .errors import SpecError, suggest
+from .model import check_option_value
 
 MAX_COMBINATIONS = 100_000
 
@@ -93,8 +94,6 @@ def read_disputes(data: dict, spec, file: str) -> dict[str, Dispute]:
 
 
 def _check(d: Dispute, spec) -> None:
-    from .spec import check_option_value
-
     if bool(d.options) == d.is_open:
         raise SpecError("a dispute is either decided by `options` (with a `ruling`) or `open` with "
                         "the reason no option expresses it yet; give exactly one", d.file, d.path)

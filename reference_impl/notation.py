@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from .cards import Deck
 from .errors import NotationError, suggest
-from .state import Action, State
+from .state import Action, State, action_text
 from .vocab import ACTION_KINDS, CARD_KINDS
 
-
-def action_text(a: Action) -> str:
-    if a.kind == "cover":
-        return f"{a.seat} cover {a.target} with {a.card}"
-    return f"{a.seat} {a.kind}" + (f" {a.card}" if a.card is not None else "")
+__all__ = ["action_json", "action_text", "cards_json", "comparable_field", "parse_action",
+           "state_json", "state_text"]
 
 
 def action_json(a: Action) -> dict:

@@ -13,12 +13,17 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
 from . import vocab
 from .errors import SpecError, suggest
 from .lang import BOOL, INT, RUNTIME, SEAT, Clause, Compiler, Env, Name
-from .spec import Rule, Spec, check_option_value
+from .model import Rule, check_option_value
+from .primitives import PRIMITIVES
 from .state import action_table
+
+if TYPE_CHECKING:  # the loader builds rulesets, so only annotations name it
+    from .spec import Spec
 
 ACTION_PARAMS = ("seat", "card", "target")
 CARD_NAMES = {"card", "card_in_hand", "unbeaten_share_rank"}
@@ -165,7 +170,6 @@ class Ruleset:
             self.invariants.append((inv, c))
 
     def _compile_flow(self) -> None:
-        from .primitives import PRIMITIVES
         file = str(self.spec.root / "flow.yaml")
         self._flow_steps: dict[str, list[tuple[object, Clause | None]]] = {}
         for event, steps in self.spec.flow.items():

@@ -17,50 +17,21 @@ import jsonschema
 from .cards import Deck
 from .disputes import Dispute, read_disputes
 from .errors import SpecError, suggest
+from .model import Option, Rule, check_option_value, type_ok
+from .ruleset import Ruleset
 from .yamlio import InputError, load_file
+
+__all__ = ["Option", "Rule", "Spec", "check_option_value", "default_spec_dir", "load_spec",
+           "shipped_spec"]
 
 
 def default_spec_dir() -> Path:
     """The spec/ folder shipped with the installed package."""
-    spec = importlib.util.find_spec("durak.spec")
+    spec = importlib.util.find_spec("durak_spec.spec")
     for loc in (spec.submodule_search_locations or []) if spec else []:
         if Path(loc, "spec.yaml").is_file():
             return Path(loc)
     raise SpecError("the installed package has no spec/spec.yaml; reinstall durak-spec")
-
-
-@dataclass
-class Rule:
-    """One rule: id, prose, sources and (optionally) its formal clause, as written in spec/."""
-
-    id: str
-    title: str
-    text: str
-    sources: list[str]
-    catalogue: list[str]
-    area: str
-    file: str
-    path: str
-    when: str | None = None
-    clause: str | None = None
-    key: str | None = None
-    applies_to: list[str] = field(default_factory=list)
-    violation: str = ""
-    decides: str | None = None
-    options: list[str] = field(default_factory=list)
-    definition: str | None = None
-
-
-@dataclass
-class Option:
-    name: str
-    group: str
-    type: str
-    default: object
-    values: list
-    meaning: str
-    disputes: list[str]
-    sources: list[str]
 
 
 @dataclass
@@ -91,8 +62,7 @@ class Spec:
         except KeyError:
             raise SpecError(f"unknown rule id {rule_id!r}.{suggest(rule_id, self.rules_by_id)}") from None
 
-    def ruleset(self, preset: str = "podkidnoy", overrides: dict | None = None):
-        from .ruleset import Ruleset
+    def ruleset(self, preset: str = "podkidnoy", overrides: dict | None = None) -> Ruleset:
         return Ruleset(self, preset, overrides or {})
 
 
@@ -192,7 +162,7 @@ def _check_references(spec: Spec, sources_file, options_file, presets_file, inv_
             raise SpecError(f"default {o.default!r} is not one of the values {o.values}",
                             options_file, f"{path}.default")
         for v in o.values:
-            if not _type_ok(o.type, v):
+            if not type_ok(o.type, v):
                 raise SpecError(f"value {v!r} is not of type {o.type}", options_file, f"{path}.values")
     for name, p in spec.presets.items():
         check_tags(p["sources"], presets_file, f"presets.{name}")
@@ -206,27 +176,6 @@ def _check_references(spec: Spec, sources_file, options_file, presets_file, inv_
         if inv["id"] in ids:
             raise SpecError(f"invariant id {inv['id']!r} is used twice", inv_file, f"invariants[{i}].id")
         ids.add(inv["id"])
-
-
-def _type_ok(kind: str, v) -> bool:
-    if kind == "bool":
-        return isinstance(v, bool)
-    if kind == "int":
-        return isinstance(v, int) and not isinstance(v, bool)
-    if kind == "int_or_none":
-        return v is None or isinstance(v, int) and not isinstance(v, bool)
-    return isinstance(v, str)
-
-
-def check_option_value(spec: Spec, name: str, value, file: str | None, path: str) -> None:
-    """Raise SpecError unless `value` is an allowed value of option `name`."""
-    option = spec.options.get(name)
-    if option is None:
-        raise SpecError(f"unknown option {name!r}.{suggest(name, spec.options)}", file, path)
-    if not any(value == v and type(value) is type(v) for v in option.values):
-        raise SpecError(f"option {name} can't be {value!r}; allowed values: "
-                        f"{', '.join('null' if v is None else str(v) for v in option.values)}",
-                        file, path)
 
 
 @lru_cache(maxsize=4)

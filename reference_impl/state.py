@@ -23,8 +23,15 @@ class Action(NamedTuple):
     target: Card | None = None
 
     def __str__(self) -> str:
-        from .notation import action_text
         return action_text(self)
+
+
+def action_text(a: Action) -> str:
+    """The canonical text of an action (conformance/PROTOCOL.md): "<seat> <kind> [<card>]", and
+    "<seat> cover <target> with <card>" for a cover."""
+    if a.kind == "cover":
+        return f"{a.seat} cover {a.target} with {a.card}"
+    return f"{a.seat} {a.kind}" + (f" {a.card}" if a.card is not None else "")
 
 
 _TABLES: "weakref.WeakKeyDictionary[Deck, dict]" = weakref.WeakKeyDictionary()

@@ -13,8 +13,14 @@ from dataclasses import dataclass
 
 from .errors import DurakError
 from .game import Game, Setup
-from .notation import (action_json, action_text, comparable_field, parse_action, state_json,
-                       state_text)
+from .notation import (
+    action_json,
+    action_text,
+    comparable_field,
+    parse_action,
+    state_json,
+    state_text,
+)
 from .spec import Spec
 
 FORMAT = 1

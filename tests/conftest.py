@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from durak.reference_impl.spec import default_spec_dir, load_spec
+from durak_spec.reference_impl.spec import default_spec_dir, load_spec
 
 # ci: bounded so the whole suite stays well inside CI's budget; long: opt-in campaigns.
 settings.register_profile("ci", max_examples=25, stateful_step_count=300, deadline=None,

@@ -1,4 +1,4 @@
-"""`durak check` (run the conformance suite against an engine) and `durak cases` (record cases).
+"""`durak check`: run the conformance suite against an engine and report.
 
 Exit codes: 0 every selected case passed (or was skipped), 1 some failed, errored, were broken or a
 known failure passed, 2 usage or setup errors (bad adapter, unreadable files).
@@ -9,22 +9,23 @@ from __future__ import annotations
 import sys
 import time
 from collections import defaultdict
-from pathlib import Path
 
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from durak.conformance import report as reports
-from durak.conformance.adapters import DEFAULT_TIMEOUT, AdapterError, make_adapter
-from durak.conformance.cases import CASES_DIR, CaseError, load_suite, write_case
-from durak.conformance.record import golden_case, record_case
-from durak.conformance.runner import Selection, Session, exit_code, load_known_failures, summarize
-from durak.reference_impl.errors import DurakError
-from durak.reference_impl.yamlio import InputError, load_file
-
-from .common import UserError, _load
+from durak_spec.conformance import report as reports
+from durak_spec.conformance.cases import load_suite
+from durak_spec.conformance.runner import (
+    Selection,
+    Session,
+    exit_code,
+    load_known_failures,
+    summarize,
+)
+from durak_spec.conformance.transport import DEFAULT_TIMEOUT, AdapterError, make_adapter
+from durak_spec.tools.common import UserError, _load
 
 SHOW_FAILURES = 20
 
@@ -141,83 +142,3 @@ def check_command(ctx, adapter_name, cases, rules, areas, variants, cases_dir, k
     if not results and (cases or rules or areas):
         raise UserError("the selection matches no case")
     sys.exit(exit_code(results) or (1 if suite.broken else 0))
-
-
-@click.group("cases")
-def cases_group():
-    """Record conformance cases with the reference interpreter."""
-
-
-@cases_group.command("record")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True))
-@click.option("--state", type=click.Choice(["every", "last", "none"]), default="last", show_default=True)
-@click.option("--legal", type=click.Choice(["every", "last", "none"]), default="last", show_default=True)
-@click.pass_context
-def record_command(ctx, files, state, legal):
-    """Check each case's claimed verdicts on the reference and fill in state and legal sets."""
-    spec = _load(ctx)
-    for name in files:
-        try:
-            data = load_file(name)
-            if not isinstance(data, dict) or "id" not in data or "setup" not in data or "steps" not in data:
-                raise UserError(f"{name}: a case needs id, setup and steps")
-            # A hand-written step claims `accept` unless it says otherwise.
-            steps = [{"expect": "accept", **{k: v for k, v in s.items()
-                                             if k in ("do", "expect", "rule", "note", "state", "legal")}}
-                     if isinstance(s, dict) else {"do": s, "expect": "accept"}
-                     for s in data["steps"]]
-            case = record_case(spec, id=data["id"], description=data.get("description", ""),
-                               rules=data.get("rules", []), setup=data["setup"], steps=steps,
-                               variants=data.get("variants"), options=data.get("options"),
-                               state=state, legal=legal,
-                               start_legal=data.get("legal") or "legal" in data,
-                               generated=data.get("generated"))
-            root = Path(name).resolve().parents[len(Path(data["id"]).parts) - 1]
-            path = write_case(case, spec, root)
-        except (CaseError, DurakError, InputError) as exc:
-            raise UserError(f"{name}: {exc}") from None
-        click.echo(f"recorded {path}")
-
-
-@cases_group.command("golden")
-@click.option("--variant", "variants", multiple=True, help="Presets (default: all).")
-@click.option("--players", "players", multiple=True, type=int, help="Player counts (default: 2-6).")
-@click.option("--seed", type=int, default=1, show_default=True)
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Root folder for the cases (default: the shipped suite).")
-@click.pass_context
-def golden_command(ctx, variants, players, seed, out_dir):
-    """Write golden playthroughs: whole seeded games with state and legal set after every step."""
-    spec = _load(ctx)
-    for v in variants or spec.presets:
-        if v not in spec.presets:
-            raise UserError(f"unknown preset {v!r}; presets: {', '.join(spec.presets)}")
-        for n in players or range(2, 7):
-            try:
-                case = golden_case(spec, v, n, seed)
-                path = write_case(case, spec, Path(out_dir) if out_dir else CASES_DIR)
-            except DurakError as exc:
-                raise UserError(str(exc)) from None
-            click.echo(f"wrote {path} ({len(case['steps'])} steps)")
-
-
-@cases_group.command("cover")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Root folder for the cases (default: the shipped suite).")
-@click.pass_context
-def cover_command(ctx, out_dir):
-    """Generate a case for every coverage gap lint reports, by random play from seeded deals."""
-    from durak.conformance.record import coverage_case
-
-    from .coverage import coverage, gaps, load_untested
-    spec = _load(ctx)
-    root = Path(out_dir) if out_dir else CASES_DIR
-    missing = gaps(coverage(spec, load_suite(spec, root), load_untested()))
-    for need in missing:
-        case = coverage_case(spec, need.preset, need.rule, need.verdict, need.kinds)
-        if case is None:
-            click.echo(f"not found: {need.verdict} for {need.rule} under {need.preset}; write it "
-                       "by hand or list it in untested.yaml", err=True)
-            continue
-        path = write_case(case, spec, root)
-        click.echo(f"wrote {path} ({len(case['steps'])} steps)")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import click
 
-from durak.reference_impl.errors import DurakError
-from durak.reference_impl.spec import Spec, load_spec
-from durak.reference_impl.yamlio import InputError, parse_text
+from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.spec import Spec, load_spec
+from durak_spec.reference_impl.yamlio import InputError, parse_text
 
 
 class UserError(click.ClickException):

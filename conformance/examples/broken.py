@@ -2,8 +2,8 @@
 
 Each `broken_*` module defines one engine that gets exactly one rule wrong (its `breaks`). The
 suite must fail it on the cases of that rule: tests/conformance/test_broken_engines.py checks so.
-Every engine works in process (`python:durak.conformance.examples.broken_no_cap:NoAttackCap`) and
-as a subprocess (`cmd:python -m durak.conformance.examples.broken_no_cap`).
+Every engine works in process (`python:durak_spec.conformance.examples.broken_no_cap:NoAttackCap`) and
+as a subprocess (`cmd:python -m durak_spec.conformance.examples.broken_no_cap`).
 
 The engines drop `rule` from their rejections: a third-party engine does not know spec/'s rule ids,
 so the suite has to catch them by verdicts, states and legal sets alone.
@@ -16,10 +16,9 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from durak.conformance.engine import ReferenceEngine
-from durak.reference_impl.spec import Spec, default_spec_dir, load_spec
-
-from .reference_engine import serve
+from durak_spec.conformance.engine import ReferenceEngine
+from durak_spec.conformance.examples.reference_engine import serve
+from durak_spec.reference_impl.spec import Spec, default_spec_dir, load_spec
 
 
 @lru_cache(maxsize=None)

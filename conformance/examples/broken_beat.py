@@ -1,6 +1,6 @@
 """Broken engine: a higher plain card beats a plain card of any suit (defence.beat)."""
 
-from durak.conformance.examples.broken import BrokenEngine, main
+from durak_spec.conformance.examples.broken import BrokenEngine, main
 
 
 class BeatAnySuit(BrokenEngine):

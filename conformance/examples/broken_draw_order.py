@@ -1,6 +1,6 @@
 """Broken engine: the defender draws first after a bout, before the main attacker (draw.order)."""
 
-from durak.conformance.examples.broken import BrokenEngine, main
+from durak_spec.conformance.examples.broken import BrokenEngine, main
 
 
 class DefenderDrawsFirst(BrokenEngine):

@@ -1,6 +1,6 @@
 """Broken engine: no attack cap. limits.cap never refuses a card, so a seventh card is accepted."""
 
-from durak.conformance.examples.broken import BrokenEngine, main
+from durak_spec.conformance.examples.broken import BrokenEngine, main
 
 
 class NoAttackCap(BrokenEngine):

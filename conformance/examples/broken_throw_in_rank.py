@@ -1,6 +1,6 @@
 """Broken engine: any rank may be thrown in, whether or not it is on the table (throw_in.rank)."""
 
-from durak.conformance.examples.broken import BrokenEngine, main
+from durak_spec.conformance.examples.broken import BrokenEngine, main
 
 
 class ThrowInAnyRank(BrokenEngine):

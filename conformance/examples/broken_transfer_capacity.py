@@ -1,6 +1,6 @@
 """Broken engine: transfers to a next defender who holds too few cards (transfer.capacity)."""
 
-from durak.conformance.examples.broken import BrokenEngine, main
+from durak_spec.conformance.examples.broken import BrokenEngine, main
 
 
 class TransferIgnoresCapacity(BrokenEngine):

@@ -1,6 +1,6 @@
 """A subprocess engine that misbehaves on request, to prove the runner survives bad engines.
 
-    python -m durak.conformance.examples.misbehaving_engine MODE [--on ACTION] [--delay SECONDS]
+    python -m durak_spec.conformance.examples.misbehaving_engine MODE [--on ACTION] [--delay SECONDS]
 
 It is the reference engine, served by reference_engine.serve, except at the `apply` of ACTION
 (every apply when --on is not given), where it does what MODE says (or DURAK_MISBEHAVE when no
@@ -26,9 +26,8 @@ import os
 import sys
 import time
 
-from durak.conformance.engine import ReferenceEngine
-
-from .reference_engine import serve
+from durak_spec.conformance.engine import ReferenceEngine
+from durak_spec.conformance.examples.reference_engine import serve
 
 MODES = ("crash", "hang", "exit", "garbage", "flood", "wrong-id", "both", "missing-keys",
          "bad-result", "slow-start")

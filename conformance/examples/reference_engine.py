@@ -1,6 +1,6 @@
 """The reference interpreter as a subprocess engine: the template to copy for your own.
 
-Run it as `durak check --adapter "cmd:python -m durak.conformance.examples.reference_engine"`.
+Run it as `durak check --adapter "cmd:python -m durak_spec.conformance.examples.reference_engine"`.
 It reads one JSON request per line on stdin and writes one JSON answer per line on stdout, as
 conformance/PROTOCOL.md specifies. To adapt it to your engine, replace the five functions in
 ENGINE (hello, start, apply, legal, state) with calls into your engine; keep the loop.
@@ -9,7 +9,7 @@ ENGINE (hello, start, apply, legal, state) with calls into your engine; keep the
 import json
 import sys
 
-from durak.conformance.engine import ReferenceEngine, Skip
+from durak_spec.conformance.engine import ReferenceEngine, Skip
 
 
 def serve(engine, stdin=sys.stdin, stdout=sys.stdout) -> None:

@@ -8,9 +8,9 @@ stand-in, the durak-spec reference interpreter, so that the file runs as it is; 
 import json
 import sys
 
-from durak.reference_impl.errors import IllegalAction
-from durak.reference_impl.game import Game, Setup
-from durak.reference_impl.spec import load_spec
+from durak_spec.reference_impl.errors import IllegalAction
+from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.spec import load_spec
 
 SPEC = load_spec()
 

@@ -11,9 +11,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from durak.conformance.adapters import make_adapter
-from durak.conformance.engine import ReferenceEngine
-from durak.conformance.runner import Selection, Session
+from durak_spec.conformance.engine import ReferenceEngine
+from durak_spec.conformance.runner import Selection, Session
+from durak_spec.conformance.transport import make_adapter
 
 HERE = Path(__file__).resolve().parent
 # Small cases of our own, so these tests do not depend on the shipped suite's exact content.
@@ -30,7 +30,7 @@ class Broken:
 
     @property
     def engine_class(self):
-        module = __import__(f"durak.conformance.examples.{self.module}", fromlist=[self.cls])
+        module = __import__(f"durak_spec.conformance.examples.{self.module}", fromlist=[self.cls])
         return getattr(module, self.cls)
 
     @property
@@ -39,11 +39,11 @@ class Broken:
 
     @property
     def python(self) -> str:
-        return f"python:durak.conformance.examples.{self.module}:{self.cls}"
+        return f"python:durak_spec.conformance.examples.{self.module}:{self.cls}"
 
     @property
     def cmd(self) -> str:
-        return f"cmd:{PYTHON} -m durak.conformance.examples.{self.module}"
+        return f"cmd:{PYTHON} -m durak_spec.conformance.examples.{self.module}"
 
     def __str__(self) -> str:
         return self.module
@@ -55,12 +55,12 @@ BROKEN = [Broken("broken_no_cap", "NoAttackCap"),
           Broken("broken_throw_in_rank", "ThrowInAnyRank"),
           Broken("broken_transfer_capacity", "TransferIgnoresCapacity")]
 
-REFERENCE_CMD = f"cmd:{PYTHON} -m durak.conformance.examples.reference_engine"
+REFERENCE_CMD = f"cmd:{PYTHON} -m durak_spec.conformance.examples.reference_engine"
 
 
 def misbehaving(mode: str, *extra: str) -> str:
     """The cmd: adapter name of the misbehaving example engine in `mode`."""
-    return "cmd:" + shlex.join([PYTHON, "-m", "durak.conformance.examples.misbehaving_engine",
+    return "cmd:" + shlex.join([PYTHON, "-m", "durak_spec.conformance.examples.misbehaving_engine",
                                 mode, *extra])
 
 

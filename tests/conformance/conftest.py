@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 from conformance_support import FIXTURE_CASES
 
-from durak.conformance.cases import load_suite
-from durak.tools.cli import cli
+from durak_spec.conformance.cases import load_suite
+from durak_spec.tools.cli import cli
 
 
 @dataclass

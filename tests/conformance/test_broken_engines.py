@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conformance_support import BROKEN, FIXTURE_CASES, REFERENCE_CMD, jobs_of, run_cases
 
-from durak.conformance.runner import Selection
+from durak_spec.conformance.runner import Selection
 
 
 def failing(results) -> list:

@@ -14,14 +14,14 @@ from click.testing import CliRunner
 
 pytest.importorskip("durakgame")
 
-from durak.conformance.durakgame_adapter import DurakgameEngine  # noqa: E402
-from durak.conformance.runner import Selection  # noqa: E402
-from durak.reference_impl.game import Setup  # noqa: E402
-from durak.tools.cli import cli  # noqa: E402  (before tools.check, which cli imports)
-from durak.tools.check import run_suite  # noqa: E402
+from durak_spec.conformance.adapters.durakgame import DurakgameEngine  # noqa: E402
+from durak_spec.conformance.runner import Selection  # noqa: E402
+from durak_spec.reference_impl.game import Setup  # noqa: E402
+from durak_spec.tools.check import run_suite  # noqa: E402
+from durak_spec.tools.cli import cli  # noqa: E402  (before tools.check, which cli imports)
 
-ADAPTER = "python:durak.conformance.durakgame_adapter:DurakgameEngine"
-SUBPROCESS = f"cmd:{shlex.quote(sys.executable)} -m durak.conformance.durakgame_adapter"
+ADAPTER = "python:durak_spec.conformance.adapters.durakgame:DurakgameEngine"
+SUBPROCESS = f"cmd:{shlex.quote(sys.executable)} -m durak_spec.conformance.adapters.durakgame"
 SETUP = {"hands": [["9S", "9D", "KC", "6C", "7C", "8C"], ["TS", "7S", "QD", "JC", "AD", "6D"]],
          "talon": ["QS", "KS", "AS", "8H"], "trump": "8H", "attacker": 0}
 

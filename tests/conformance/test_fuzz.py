@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from durak.conformance.adapters import make_adapter
-from durak.conformance.cases import load_suite
-from durak.conformance.fuzz import fuzz
-from durak.tools.cli import cli
+from durak_spec.conformance.cases import load_suite
+from durak_spec.conformance.fuzz import fuzz
+from durak_spec.conformance.transport import make_adapter
+from durak_spec.tools.cli import cli
 
 BROKEN = [
     ("broken_no_cap:NoAttackCap", "podkidnoy", "limits.cap"),
@@ -39,7 +39,7 @@ def test_the_reference_never_diverges_from_itself(spec, tmp_path):
 
 @pytest.mark.parametrize("engine,preset,rule", BROKEN, ids=[b[2] for b in BROKEN])
 def test_fuzzing_alone_finds_each_broken_engine_within_1000_games(spec, tmp_path, engine, preset, rule):
-    name = f"python:durak.conformance.examples.{engine}"
+    name = f"python:durak_spec.conformance.examples.{engine}"
     result = _fuzz(spec, name, preset, tmp_path, games=1000)
     assert result.found is not None, f"{engine} not found in {result.games} games"
     assert rule in result.found.divergence.rules
@@ -57,7 +57,7 @@ def test_fuzzing_alone_finds_each_broken_engine_within_1000_games(spec, tmp_path
 def test_verdicts_alone_find_an_engine_that_accepts_what_the_spec_forbids(spec, tmp_path):
     """An engine that lists neither legal sets nor state is still caught, by its verdicts on the
     actions played and on the illegal ones probed (here: a bout the engine keeps open)."""
-    name = "python:durak.conformance.examples.broken_throw_in_rank:ThrowInAnyRank"
+    name = "python:durak_spec.conformance.examples.broken_throw_in_rank:ThrowInAnyRank"
     result = _fuzz(spec, name, "podkidnoy", tmp_path, games=300, levels=["verdicts"])
     assert result.found is not None and result.found.divergence.check == "verdict"
     runner = CliRunner()
@@ -66,14 +66,14 @@ def test_verdicts_alone_find_an_engine_that_accepts_what_the_spec_forbids(spec, 
 
 
 def test_a_seed_repeats_the_same_campaign(spec, tmp_path):
-    name = "python:durak.conformance.examples.broken_no_cap:NoAttackCap"
+    name = "python:durak_spec.conformance.examples.broken_no_cap:NoAttackCap"
     first = _fuzz(spec, name, "podkidnoy", tmp_path / "a", games=1000, seed_value=7)
     second = _fuzz(spec, name, "podkidnoy", tmp_path / "b", games=1000, seed_value=7)
     assert first.case == second.case
 
 
 def test_the_example_database_replays_a_known_failure_first(spec, tmp_path):
-    name = "python:durak.conformance.examples.broken_no_cap:NoAttackCap"
+    name = "python:durak_spec.conformance.examples.broken_no_cap:NoAttackCap"
     first = _fuzz(spec, name, "podkidnoy", tmp_path, games=1000, seed_value=3)
     again = _fuzz(spec, name, "podkidnoy", tmp_path, games=1000, seed_value=99)
     assert first.found is not None and again.found is not None
@@ -84,7 +84,7 @@ def test_the_fuzz_command_exits_1_on_a_divergence_and_0_without(tmp_path):
     runner = CliRunner()
     ok = runner.invoke(cli, ["fuzz", "--games", "20", "--players", "2", "--out", str(tmp_path)])
     assert ok.exit_code == 0 and "no divergence" in ok.output
-    bad = runner.invoke(cli, ["fuzz", "--adapter", "python:durak.conformance.examples.broken_beat:BeatAnySuit",
+    bad = runner.invoke(cli, ["fuzz", "--adapter", "python:durak_spec.conformance.examples.broken_beat:BeatAnySuit",
                               "--games", "200", "--workers", "2", "--out", str(tmp_path)])
     assert bad.exit_code == 1 and "DIVERGENCE" in bad.output and "defence.beat" in bad.output
 

@@ -14,9 +14,9 @@ import jsonschema
 import pytest
 from conformance_support import BROKEN, FIXTURE_CASES, jobs_of
 
-import durak.conformance
+import durak_spec.conformance
 
-REPORT_SCHEMA = Path(durak.conformance.__file__).parent / "schemas" / "report.schema.json"
+REPORT_SCHEMA = Path(durak_spec.conformance.__file__).parent / "schemas" / "report.schema.json"
 BEAT = next(b for b in BROKEN if b.rule == "defence.beat")
 
 
@@ -25,7 +25,7 @@ def reports(tmp_path_factory):
     """One failing run (the engine with the wrong beat rule) written as JSON, JUnit and HTML."""
     from click.testing import CliRunner
 
-    from durak.tools.cli import cli
+    from durak_spec.tools.cli import cli
     root = tmp_path_factory.mktemp("reports")
     paths = {kind: root / f"report.{kind}" for kind in ("json", "xml", "html")}
     result = CliRunner().invoke(cli, [

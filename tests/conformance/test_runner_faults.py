@@ -12,8 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from conformance_support import BROKEN, FIXTURE_CASES, PYTHON, jobs_of, misbehaving
 
-from durak.conformance.adapters import AdapterError, CmdAdapter
-from durak.conformance.runner import Selection, Session
+from durak_spec.conformance.runner import Selection, Session
+from durak_spec.conformance.transport import AdapterError, CmdAdapter
 
 # The engine misbehaves at this action, which only defence/cover_other_suit plays; the cases
 # before and after it in the run must pass.
@@ -43,7 +43,7 @@ def fault_runs(tmp_path_factory):
 
     def run(mode):
         report = root / f"{mode}.json"
-        argv = [PYTHON, "-c", "from durak.tools.cli import main; main()", "check", "-q",
+        argv = [PYTHON, "-c", "from durak_spec.tools.cli import main; main()", "check", "-q",
                 "--cases-dir", str(FIXTURE_CASES), "--case", "defence/*", "--timeout", TIMEOUT,
                 "--report", str(report), "--adapter", misbehaving(mode, "--on", TRIGGER)]
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
@@ -96,9 +96,9 @@ def test_an_engine_that_never_completes_the_handshake_is_a_setup_error(spec):
 
 
 @pytest.mark.parametrize("adapter, message", [
-    ("python:durak.conformance.examples", "python:MODULE:CLASS"),
+    ("python:durak_spec.conformance.examples", "python:MODULE:CLASS"),
     ("python:no_such_module_here:Engine", "can't import no_such_module_here"),
-    ("python:durak.conformance.examples.broken_no_cap:NoSuchClass", "has no NoSuchClass"),
+    ("python:durak_spec.conformance.examples.broken_no_cap:NoSuchClass", "has no NoSuchClass"),
     ("java:Engine", "unknown adapter 'java:Engine'"),
     ("cmd:", "cmd: needs a command line"),
     ("cmd:/nonexistent/durak-engine --fast", "can't start it"),

@@ -8,10 +8,10 @@ spec copy never land in the working tree), pointed at the checkout for conforman
 from __future__ import annotations
 
 import ast
+import html
 import json
 import re
 import shutil
-import html
 import subprocess
 import sys
 from html import unescape
@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from docutils.nodes import make_id
 
-from durak.reference_impl.spec import load_spec
+from durak_spec.reference_impl.spec import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -138,8 +138,8 @@ def test_each_invariant_shows_its_z3_verification_status_per_preset(site, spec):
 
 
 def test_every_case_is_listed_and_linked_from_the_rules_it_cites(site, spec):
-    from durak.conformance.cases import CASES_DIR, case_files
-    from durak.reference_impl.yamlio import load_file
+    from durak_spec.conformance.cases import CASES_DIR, case_files
+    from durak_spec.reference_impl.yamlio import load_file
 
     cases_page = page(site, "_generated/cases.html")
     files = [f for f in case_files(CASES_DIR) if "/golden/" not in f.as_posix()]
@@ -226,7 +226,7 @@ def test_the_tutorial_engine_passes_a_case_and_writes_both_reports(tmp_path):
     cases.mkdir(parents=True)
     shutil.copy(ROOT / "conformance" / "cases" / "limits" / "seventh_card.yaml", cases)
     done = subprocess.run(
-        [sys.executable, "-c", "from durak.tools.cli import main; main()", "check",
+        [sys.executable, "-c", "from durak_spec.tools.cli import main; main()", "check",
          "--adapter", f"cmd:{sys.executable} {engine}", "--cases-dir", str(tmp_path / "cases"),
          "--report", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html"), "-q"],
         capture_output=True, text=True, timeout=300, check=False)

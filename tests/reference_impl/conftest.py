@@ -16,9 +16,9 @@ from functools import lru_cache
 
 import pytest
 
-from durak.reference_impl.errors import IllegalAction
-from durak.reference_impl.game import Game, Setup
-from durak.reference_impl.spec import shipped_spec
+from durak_spec.reference_impl.errors import IllegalAction
+from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.spec import shipped_spec
 
 
 @lru_cache(maxsize=None)

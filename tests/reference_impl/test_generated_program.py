@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from durak.reference_impl.game import Game, Setup
-from durak.reference_impl.notation import state_json
+from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.notation import state_json
 
 
 def start(spec, setup, preset="podkidnoy", **options):

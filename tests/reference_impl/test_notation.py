@@ -7,11 +7,11 @@ import random
 
 import pytest
 
-from durak.reference_impl.errors import NotationError
-from durak.reference_impl.game import Game
-from durak.reference_impl.notation import action_json, action_text, parse_action
-from durak.reference_impl.spec import shipped_spec
-from durak.reference_impl.state import Action
+from durak_spec.reference_impl.errors import NotationError
+from durak_spec.reference_impl.game import Game
+from durak_spec.reference_impl.notation import action_json, action_text, parse_action
+from durak_spec.reference_impl.spec import shipped_spec
+from durak_spec.reference_impl.state import Action
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from durak.reference_impl.errors import IllegalAction
-from durak.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.errors import IllegalAction
+from durak_spec.reference_impl.game import Game, Setup
 
 
 def start(spec, setup, preset="podkidnoy", **options):

@@ -3,8 +3,6 @@ spec/rules/draw.yaml, rotation.yaml, start.yaml and end.yaml."""
 
 from __future__ import annotations
 
-import pytest
-
 TRUMP = "AH"
 
 

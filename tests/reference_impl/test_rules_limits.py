@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from durak.reference_impl.game import Game
+from durak_spec.reference_impl.game import Game
 
 TRUMP = "AH"
 

@@ -4,8 +4,6 @@ Trump is hearts in every position; the talon is empty unless stated."""
 
 from __future__ import annotations
 
-import pytest
-
 TRUMP = "AH"
 
 

@@ -3,8 +3,6 @@ effect) and the transfer step of spec/flow.yaml. Trump is hearts; talons are emp
 
 from __future__ import annotations
 
-import pytest
-
 TRUMP = "AH"
 
 

@@ -8,16 +8,16 @@ machine on a copy of spec/ whose attack cap is removed and asserts that the mach
 from __future__ import annotations
 
 import pytest
-from hypothesis import settings
+from hypothesis import Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from durak.reference_impl.errors import IllegalAction
-from durak.reference_impl.game import Game
-from durak.reference_impl.notation import state_json
-from durak.reference_impl.spec import load_spec
-from durak.reference_impl.state import Action
-from durak.reference_impl.vocab import ACTION_KINDS
+from durak_spec.reference_impl.errors import IllegalAction
+from durak_spec.reference_impl.game import Game
+from durak_spec.reference_impl.notation import state_json
+from durak_spec.reference_impl.spec import load_spec
+from durak_spec.reference_impl.state import Action
+from durak_spec.reference_impl.vocab import ACTION_KINDS
 
 
 def machine_for(spec, presets=None, players=(2, 6)):
@@ -84,7 +84,9 @@ def test_state_machine_catches_a_spec_with_the_attack_cap_removed(spec_copy):
     spec_copy.edit("rules/limits.yaml", 'clause: "not limits_apply or within_cap"', 'clause: "True"')
     spec_copy.edit("presets.yaml", "max_attack_cards: 6", "max_attack_cards: 4")
     broken = machine_for(spec_copy.load(), presets=["podkidnoy"], players=(2, 3))
+    # No shrinking: the test needs the failure, not the smallest game that shows it.
     broken.TestCase.settings = settings(max_examples=300, stateful_step_count=300, deadline=None,
-                                        derandomize=True, database=None)
+                                        derandomize=True, database=None,
+                                        phases=[Phase.explicit, Phase.generate])
     with pytest.raises(AssertionError, match="inv.attack_cap"):
         broken.TestCase("runTest").runTest()

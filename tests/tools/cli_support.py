@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from durak.tools.cli import cli
+from durak_spec.tools.cli import cli
 
 
 def run(*args):

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
-
 from cli_support import run
 
 

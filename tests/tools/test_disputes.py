@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from durak.reference_impl.errors import SpecError
-from durak.reference_impl.spec import load_spec
-from durak.tools.cli import cli
-from durak.tools.lint import lint
+from durak_spec.reference_impl.errors import SpecError
+from durak_spec.reference_impl.spec import load_spec
+from durak_spec.tools.cli import cli
+from durak_spec.tools.lint.spec import lint
 
 
 def dispute_problems(spec) -> list[str]:

@@ -8,12 +8,16 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from durak.tools.judge import (PositionError, compare, parse_position_action, read_position,
-                               rule_variant)
-from durak.tools.judge_report import to_text
-
 from cli_support import run
+
+from durak_spec.tools.judge.report import to_text
+from durak_spec.tools.judge.ruling import (
+    PositionError,
+    compare,
+    parse_position_action,
+    read_position,
+    rule_variant,
+)
 
 POSITIONS = Path(__file__).resolve().parents[2] / "positions"
 FILES = sorted(POSITIONS.glob("*.yaml"))
@@ -63,7 +67,7 @@ def test_positions_cover_the_top_disputes():
     assert all(yaml.safe_load(path.read_text()).get("expect") for path in FILES)
 
 
-@pytest.mark.parametrize("name, preset, claim", claims())
+@pytest.mark.parametrize("name, preset, claim", list(claims()))
 def test_each_position_rules_as_it_claims(spec, name, preset, claim):
     r = ruling(spec, name, preset, **claim.get("options", {}))
     assert r.legal is claim["legal"]

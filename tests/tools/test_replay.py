@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 import jsonschema
-
-from durak.conformance.protocol import SCHEMAS, _registry
-
 from cli_support import run
+
+from durak_spec.conformance.protocol import SCHEMAS, _registry
 
 
 def _recorded(tmp_path, players=2, seed=3):

@@ -15,22 +15,22 @@ from pathlib import Path
 import pytest
 import yaml
 import z3
-
-from durak.conformance.cases import parse_case
-from durak.reference_impl import vocab
-from durak.reference_impl.game import Game, Setup
-from durak.reference_impl.primitives import PRIMITIVES
-from durak.tools.verify_boundary import generate, generate_fresh
-from durak.tools.verify_equiv import compare
-from durak.tools.verify_invariants import Induction, properties
-from durak.tools.verify_presets import dead_options, deals
-from durak.tools.verify_run import verify_preset
-from durak.reference_impl.lang import SEAT, STR
-from durak.tools.z3values import Card, V, simp
-from durak.tools.z3machine import PRIMITIVES as SYMBOLIC, Machine
-from durak.tools.z3state import CALL_NAMES, VALUE_NAMES, SymAction, concrete
-
 from cli_support import run
+
+from durak_spec.conformance.cases import parse_case
+from durak_spec.reference_impl import vocab
+from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.lang import SEAT, STR
+from durak_spec.reference_impl.primitives import PRIMITIVES
+from durak_spec.tools.verify.backend.machine import PRIMITIVES as SYMBOLIC
+from durak_spec.tools.verify.backend.machine import Machine
+from durak_spec.tools.verify.backend.state import CALL_NAMES, VALUE_NAMES, SymAction, concrete
+from durak_spec.tools.verify.backend.values import Card, V, simp
+from durak_spec.tools.verify.boundary import generate, generate_fresh
+from durak_spec.tools.verify.equiv import compare
+from durak_spec.tools.verify.invariants import Induction, properties
+from durak_spec.tools.verify.presets import dead_options, deals
+from durak_spec.tools.verify.run import verify_preset
 
 # The invariant a plain card on a trump breaks. spec/invariants.yaml has none about beating yet,
 # so the tests that need it add it to their copy of spec/.

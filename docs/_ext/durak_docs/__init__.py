@@ -16,8 +16,8 @@ from docutils import nodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 
-from durak.reference_impl.errors import DurakError
-from durak.reference_impl.yamlio import InputError
+from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.yamlio import InputError
 
 from . import directives, links, position, reference, state, transcript
 from .data import DocsData
@@ -38,7 +38,7 @@ def verification(data) -> dict:
     end, 2 to 6 players): {invariant id: {preset: (status, note)}}."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from durak.tools.verify_run import verify_preset
+    from durak_spec.tools.verify.run import verify_preset
     presets = list(data.spec.presets)
     args = [(str(data.spec.root), p, {}, [2, 3, 4, 5, 6], 3, False) for p in presets]
     with ProcessPoolExecutor(max_workers=2) as pool:

@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-from durak.reference_impl import vocab
-from durak.reference_impl.spec import Rule, Spec, load_spec
-from durak.reference_impl.yamlio import MAX_BYTES
+
+from durak_spec.reference_impl import vocab
+from durak_spec.reference_impl.spec import Rule, Spec, load_spec
+from durak_spec.reference_impl.yamlio import MAX_BYTES
 
 from .clause import names, option_names
 

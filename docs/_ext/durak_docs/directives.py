@@ -12,8 +12,19 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
 from . import state
-from .util import (clause_block, clause_inline, fields, joined, literal, normative, para,
-                   ref, strong, table, value_text)
+from .util import (
+    clause_block,
+    clause_inline,
+    fields,
+    joined,
+    literal,
+    normative,
+    para,
+    ref,
+    strong,
+    table,
+    value_text,
+)
 
 BULK_FOLDERS = {"golden": "Golden games", "generated": "Generated cases"}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from durak.reference_impl.errors import DurakError
+from durak_spec.reference_impl.errors import DurakError
 
 from .data import DocsData
 from .position import position_areas, read_position

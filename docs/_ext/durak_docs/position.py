@@ -8,9 +8,10 @@ from html import escape
 from pathlib import Path
 
 from docutils import nodes
-from durak.reference_impl.errors import DurakError
-from durak.reference_impl.game import Game, Setup
-from durak.reference_impl.yamlio import InputError, load_file
+
+from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.yamlio import InputError, load_file
 
 from .directives import DurakDirective, preset_link, rule_link
 from .util import fields, joined, literal, para, ref, strong, table

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from docutils import nodes
-from durak.reference_impl import lang, vocab
+
+from durak_spec.reference_impl import lang, vocab
 
 from .directives import DurakDirective, case_link, option_link, preset_link, rule_link
 from .util import anchor, clause_block, joined, literal, para, strong, table, value_text

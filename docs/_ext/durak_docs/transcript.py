@@ -9,8 +9,9 @@ import sys
 
 from docutils import nodes
 from docutils.parsers.rst import directives
-from durak.conformance import protocol
-from durak.reference_impl.yamlio import InputError, parse_text
+
+from durak_spec.conformance import protocol
+from durak_spec.reference_impl.yamlio import InputError, parse_text
 
 from .directives import DurakDirective
 

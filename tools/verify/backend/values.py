@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import z3
 
-from durak.reference_impl.lang import INT, RANK
+from durak_spec.reference_impl.lang import INT, RANK
 
 
 class V(NamedTuple):

@@ -9,12 +9,11 @@ from dataclasses import dataclass
 
 import z3
 
-from durak.reference_impl import vocab
-
-from .verify_invariants import Induction, Prop, check
-from .z3values import zbool
-from .z3machine import conj, materialize
-from .z3state import SymAction, SymState, ite_state
+from durak_spec.reference_impl import vocab
+from durak_spec.tools.verify.backend.machine import conj, materialize
+from durak_spec.tools.verify.backend.state import SymAction, SymState, ite_state
+from durak_spec.tools.verify.backend.values import zbool
+from durak_spec.tools.verify.invariants import Induction, Prop, check
 
 STEP_TIMEOUT_MS = 20000
 

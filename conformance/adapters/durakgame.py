@@ -3,8 +3,8 @@
 durakgame is a two-player podkidnoy engine by someone else. This adapter translates, it does not
 fix: a verdict is whether durakgame lists the move among its own options
 (`Game.generateOptions`), and its bugs stay visible to the suite. Use it as
-`durak check --adapter python:durak.conformance.durakgame_adapter:DurakgameEngine`, or as a
-subprocess: `cmd:python -m durak.conformance.durakgame_adapter`. What the suite finds is in
+`durak check --adapter python:durak_spec.conformance.adapters.durakgame:DurakgameEngine`, or as a
+subprocess: `cmd:python -m durak_spec.conformance.adapters.durakgame`. What the suite finds is in
 docs/durakgame.md. Line numbers below are of durakgame 1.0.4's modules.
 
 durakgame's moves are coarser than the protocol's atomic actions:
@@ -24,16 +24,29 @@ import importlib.metadata
 from math import comb
 
 try:
-    from durakgame import (Card, CardValue, EndingMove, FinishingMove, ForfeitingMove,
-                           GameConfiguration, GameResult, OpeningMove, Player, Suit, Switch,
-                           AttackingMove, DefensiveMove, standardDeck)
+    from durakgame import (
+        AttackingMove,
+        Card,
+        CardValue,
+        DefensiveMove,
+        EndingMove,
+        FinishingMove,
+        ForfeitingMove,
+        GameConfiguration,
+        GameResult,
+        OpeningMove,
+        Player,
+        Suit,
+        Switch,
+        standardDeck,
+    )
     from durakgame.game import Game
     from durakgame.history import GameHistory
 except ImportError as exc:  # a clear line instead of a traceback for the adapter loader
     raise ImportError(f"durakgame is not installed ({exc}); "
                       "pip install 'durak-spec[durakgame]'") from None
 
-from .engine import PROTOCOL_VERSION, Skip
+from durak_spec.conformance.engine import PROTOCOL_VERSION, Skip
 
 RANKS = {"6": CardValue.Six, "7": CardValue.Seven, "8": CardValue.Eight, "9": CardValue.Nine,
          "T": CardValue.Ten, "J": CardValue.Jack, "Q": CardValue.Queen, "K": CardValue.King,
@@ -393,6 +406,6 @@ class DurakgameEngine:
 
 
 if __name__ == "__main__":
-    from .examples.reference_engine import serve
+    from durak_spec.conformance.examples.reference_engine import serve
 
     serve(DurakgameEngine())

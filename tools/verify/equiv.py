@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 
 import z3
 
-from .verify_invariants import check, properties
-from .z3values import zbool
-from .z3concrete import Position, Step, realize, replay, value
-from .z3machine import Machine, conj
-from .z3state import SymAction, SymState
+from durak_spec.tools.verify.backend.concrete import Position, Step, realize, replay, value
+from durak_spec.tools.verify.backend.machine import Machine, conj
+from durak_spec.tools.verify.backend.state import SymAction, SymState
+from durak_spec.tools.verify.backend.values import zbool
+from durak_spec.tools.verify.invariants import Induction, check, properties
 
 OPTION = "defender_hand_bound"
 COMPARISONS = (("start_of_bout", "unbeaten_le_current"), ("start_of_bout", "total_le_current"))
@@ -161,7 +161,6 @@ def _interpreter_agrees(ra, rb, witness) -> bool:
 def check_equivalences(spec, preset: str, players: list, proved: dict) -> list[Finding]:
     """The comparisons for one preset (whose proved properties per player count are `proved`)
     and, where it has transfers, for its other transfer windows (proved here)."""
-    from .verify_invariants import Induction
     out = []
     for _, overrides in _variants(spec, [preset]):
         if overrides:

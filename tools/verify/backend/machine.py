@@ -10,18 +10,29 @@ actor's hand, the target is an unbeaten attack card) and the order rule for thro
 
 from __future__ import annotations
 
-import itertools
-
 import z3
 
-from durak.reference_impl.lang import SEAT
-
-from .z3backend import Translator
-from .z3values import Card, Opt, Untranslatable, V, ite, pick, simp, zbool, zint
-from .z3state import SymAction, SymState, count, ite_state
-
-
-_draws = itertools.count()
+from durak_spec.reference_impl.lang import SEAT
+from durak_spec.tools.verify.backend.state import (
+    FIELDS,
+    SymAction,
+    SymState,
+    count,
+    draw_tag,
+    ite_state,
+)
+from durak_spec.tools.verify.backend.translate import Translator
+from durak_spec.tools.verify.backend.values import (
+    Card,
+    Opt,
+    Untranslatable,
+    V,
+    ite,
+    pick,
+    simp,
+    zbool,
+    zint,
+)
 
 
 def conj(terms):
@@ -344,7 +355,7 @@ def replenish(m, s, a):
     drawer = [m.decide(s, "drawer", x) for x in range(n)]
     key = [m.decide(s, "draw_key", x) for x in range(n)]
     need = [ite(drawer[x], ite(zint(hand[x]) < size, size - zint(hand[x]), 0), 0) for x in range(n)]
-    tag = next(_draws)
+    tag = draw_tag()
     order = [z3.Int(f"draw{tag}.order[{k}]") for k in range(n)]
     m.side += [z3.And(o >= 0, o < n) for o in order] + [z3.Distinct(order)]
     for k in range(n - 1):
@@ -400,7 +411,6 @@ PRIMITIVES = {
 def materialize(s: SymState, tag: str = "m"):
     """A fresh state equal to `s` field by field, and those equalities: clauses over it then
     mention plain variables instead of copies of the terms that computed them."""
-    from .z3state import FIELDS
     fresh = SymState.fresh(s.machine, tag)
     eqs = []
     for name in FIELDS:

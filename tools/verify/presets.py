@@ -16,13 +16,12 @@ from dataclasses import dataclass
 
 import z3
 
-from durak.reference_impl import vocab
-from durak.reference_impl.errors import DurakError
-
-from .verify_invariants import check, properties
-from .z3values import Opt, simp, zbool, zint
-from .z3machine import Machine
-from .z3state import SymAction, SymState
+from durak_spec.reference_impl import vocab
+from durak_spec.reference_impl.errors import DurakError
+from durak_spec.tools.verify.backend.machine import Machine
+from durak_spec.tools.verify.backend.state import SymAction, SymState
+from durak_spec.tools.verify.backend.values import Opt, simp, zbool, zint
+from durak_spec.tools.verify.invariants import check, properties
 
 OPTION_REF = re.compile(r"\bopt\.([a-z_][a-z0-9_]*)")
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from durak.reference_impl.errors import DurakError
-from durak.reference_impl.spec import Spec
+from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.spec import Spec
 
 OPTION_REF = re.compile(r"\bopt\.([a-z_][a-z0-9_]*)")
 

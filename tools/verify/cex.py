@@ -14,14 +14,13 @@ from dataclasses import dataclass
 
 import z3
 
-from durak.reference_impl import vocab
-from durak.reference_impl.errors import DurakError
-
-from .verify_invariants import EVENTS, Induction, Prop, check
-from .z3values import zbool
-from .z3concrete import Position, Step, realize, replay
-from .z3machine import conj
-from .z3state import SymAction, SymState
+from durak_spec.reference_impl import vocab
+from durak_spec.reference_impl.errors import DurakError
+from durak_spec.tools.verify.backend.concrete import Position, Step, realize, replay
+from durak_spec.tools.verify.backend.machine import conj
+from durak_spec.tools.verify.backend.state import SymAction, SymState
+from durak_spec.tools.verify.backend.values import zbool
+from durak_spec.tools.verify.invariants import EVENTS, Induction, Prop, check
 
 ATTEMPTS = 3  # abstract models tried per failing transition before giving up on real cards
 

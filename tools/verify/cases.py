@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from durak.conformance import cases as suite
+from durak_spec.conformance import cases as suite
 
 COUNTEREXAMPLES = "generated/counterexamples"
 

@@ -13,12 +13,16 @@ from pathlib import Path
 
 import click
 
-from durak.conformance.adapters import DEFAULT_TIMEOUT, AdapterError, EngineFault, make_adapter
-from durak.conformance.fuzz import fuzz
-from durak.reference_impl.errors import DurakError
-from durak.reference_impl.spec import load_spec
-
-from .common import UserError, _load, _parse_options
+from durak_spec.conformance.fuzz import fuzz
+from durak_spec.conformance.transport import (
+    DEFAULT_TIMEOUT,
+    AdapterError,
+    EngineFault,
+    make_adapter,
+)
+from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.spec import load_spec
+from durak_spec.tools.common import UserError, _load, _parse_options
 
 
 def fuzz_one(spec_dir, adapter_name, preset, options, players, games, seed_value, out_dir,

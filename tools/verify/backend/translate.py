@@ -17,14 +17,28 @@ from functools import lru_cache
 
 import z3
 
-from durak.reference_impl import vocab
-from durak.reference_impl.lang import BOOL, CMP_OPS, INT, RANK, SEAT, SUIT, const, join_types
-
-from .z3values import (
-    EDGE_TYPES, PY_CMP, Atom, Opt, Untranslatable, V, as_opt, compare, fold_bools, implies,
-    is_const, ite, negate, num, opt_simp, simp, zbool, zint,
+from durak_spec.reference_impl import vocab
+from durak_spec.reference_impl.lang import BOOL, CMP_OPS, INT, RANK, SEAT, SUIT, const, join_types
+from durak_spec.tools.verify.backend.values import (
+    EDGE_TYPES,
+    PY_CMP,
+    Atom,
+    Opt,
+    Untranslatable,
+    V,
+    as_opt,
+    compare,
+    fold_bools,
+    implies,
+    is_const,
+    ite,
+    negate,
+    num,
+    opt_simp,
+    simp,
+    zbool,
+    zint,
 )
-
 
 ARITH = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
          ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}

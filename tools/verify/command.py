@@ -1,11 +1,10 @@
 """`durak verify`: z3 checks of the specification itself, from the same clauses the interpreter
-compiles (tools/z3backend.py is the clause language's second backend).
+compiles (backend/translate.py is the clause language's second backend).
 
-For every preset: the consistency of its deal and options (tools/verify_presets.py); every
-invariant of spec/invariants.yaml proved per action kind and bout end (tools/verify_run.py), or a
-counterexample replayed on the interpreter and written as a conformance case; the D1 hand-bound
-equivalence (tools/verify_equiv.py); with --write-boundary, boundary cases for every legality
-clause (tools/verify_boundary.py). Exit 1 when anything has a counterexample or a preset problem.
+For every preset: the consistency of its deal and options (presets.py); every invariant of
+spec/invariants.yaml proved per action kind and bout end (run.py), or a counterexample replayed on
+the interpreter and written as a conformance case; the D1 hand-bound equivalence (equiv.py); with
+--write-boundary, boundary cases for every legality clause (boundary.py). Exit 1 when anything has a counterexample or a preset problem.
 """
 
 from __future__ import annotations
@@ -20,14 +19,20 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from durak.reference_impl.errors import DurakError, suggest
-
-from .verify_cases import clear_counterexamples, counterexample_case, default_cases_dir, write_case
-from .verify_equiv import render_equivalences
-from .verify_invariants import STEPS
-from .verify_presets import render_presets
-from .verify_run import verify_preset
-from .z3values import Untranslatable
+from durak_spec.reference_impl.errors import DurakError, suggest
+from durak_spec.tools.common import UserError, _load, _parse_options
+from durak_spec.tools.verify.backend.values import Untranslatable
+from durak_spec.tools.verify.boundary import write_boundary_cases
+from durak_spec.tools.verify.cases import (
+    clear_counterexamples,
+    counterexample_case,
+    default_cases_dir,
+    write_case,
+)
+from durak_spec.tools.verify.equiv import render_equivalences
+from durak_spec.tools.verify.invariants import LEMMAS, STEPS
+from durak_spec.tools.verify.presets import render_presets
+from durak_spec.tools.verify.run import verify_preset
 
 SYMBOL = {"proved": "✓", "never": "·", "bounded": "≤{depth}", "counterexample": "✗"}
 HEADINGS = {"bout_beaten_off": "beaten off", "bout_taken": "taken"}
@@ -112,7 +117,6 @@ def render(console, report, only: str | None):
 @click.pass_context
 def verify_command(ctx, variants, options, only, players, depth, cases_dir, write_boundary, jobs):
     """Prove the spec's invariants with z3 per preset, or print counterexamples."""
-    from .cli import UserError, _load, _parse_options
     started = time.perf_counter()
     spec = _load(ctx)
     overrides = _parse_options(options)
@@ -126,7 +130,6 @@ def verify_command(ctx, variants, options, only, players, depth, cases_dir, writ
     except DurakError as exc:
         raise UserError(str(exc)) from None
     if only is not None:
-        from .verify_invariants import LEMMAS
         ids = [inv["id"] for inv in spec.invariants] + [lem.id for lem in LEMMAS]
         if only not in ids:
             raise UserError(f"--invariant: unknown invariant {only!r}.{suggest(only, ids)}")
@@ -159,7 +162,6 @@ def verify_command(ctx, variants, options, only, players, depth, cases_dir, writ
             render_equivalences(console, report.equivalences)
             failures += sum(1 for f in report.equivalences if f.agrees is False)
     if write_boundary:
-        from .verify_boundary import write_boundary_cases
         written, skipped = write_boundary_cases(spec, presets, root)
         console.print(f"boundary cases: {len(written)} written under "
                       f"{root / 'generated' / 'boundary'}", highlight=False)

@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 
 import z3
 
-from durak.reference_impl import vocab
-from durak.reference_impl.lang import BOOL, CARD, SEAT, STR
-
-from .z3values import Card, Opt, V, ite, pick, simp, zint
+from durak_spec.reference_impl import vocab
+from durak_spec.reference_impl.lang import BOOL, CARD, SEAT, STR
+from durak_spec.tools.verify.backend.values import Card, Opt, V, ite, pick, simp, zint
 
 SCALAR_INTS = ("talon", "A", "U", "discard", "attacker", "defender", "opener", "dealer",
                "last_attacker", "last_defender", "bout", "beaten", "dhs", "trump", "transferer",
@@ -33,15 +32,20 @@ RANK_BOOLS = ("table_ranks", "attack_ranks")
 FIELDS = SCALAR_INTS + SCALAR_BOOLS + SEAT_INTS + SEAT_BOOLS + RANK_BOOLS
 
 _ids = itertools.count()
+_draws = itertools.count()
 
 
 def reset_names() -> None:
     """Start fresh variable names again from 0, so a search repeats exactly (same names, same
     terms, same models) whatever ran before it in the process."""
-    global _ids
+    global _ids, _draws
     _ids = itertools.count()
-    from . import z3machine
-    z3machine._draws = itertools.count()
+    _draws = itertools.count()
+
+
+def draw_tag() -> int:
+    """A fresh number for the variables of one draw (machine.replenish)."""
+    return next(_draws)
 
 
 def seat_sum(terms):

@@ -4,13 +4,12 @@ rule with an accepting and a rejecting case under each preset where it applies (
 
 from __future__ import annotations
 
-from durak.conformance.adapters import make_adapter
-from durak.conformance.cases import load_suite
-from durak.conformance.runner import Session
-from durak.reference_impl.spec import Spec
-from durak.reference_impl.yamlio import InputError
-
-from .coverage import coverage, gaps, load_untested
+from durak_spec.conformance.cases import load_suite
+from durak_spec.conformance.runner import Session
+from durak_spec.conformance.transport import make_adapter
+from durak_spec.reference_impl.spec import Spec
+from durak_spec.reference_impl.yamlio import InputError
+from durak_spec.tools.lint.coverage import coverage, gaps, load_untested
 
 
 def lint_cases(spec: Spec, report, cases_dir=None) -> list:

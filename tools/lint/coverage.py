@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from durak.conformance.cases import HERE as CONFORMANCE_DIR
-from durak.conformance.cases import Suite
-from durak.reference_impl.spec import Spec
-from durak.reference_impl.yamlio import InputError, load_file
+from durak_spec.conformance.cases import HERE as CONFORMANCE_DIR
+from durak_spec.conformance.cases import Suite
+from durak_spec.reference_impl.spec import Spec
+from durak_spec.reference_impl.yamlio import InputError, load_file
 
 UNTESTED_FILE = CONFORMANCE_DIR / "untested.yaml"
 

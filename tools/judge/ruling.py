@@ -10,18 +10,15 @@ presets, options are flipped one at a time to find which disputes make the rulin
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
-import click
-
-from durak.reference_impl.errors import DurakError, SetupError, suggest
-from durak.reference_impl.game import Game, Setup
-from durak.reference_impl.notation import action_text, parse_action
-from durak.reference_impl.spec import Rule, Spec
-from durak.reference_impl.state import Action
-from durak.reference_impl.yamlio import InputError, load_file
+from durak_spec.reference_impl.errors import DurakError, SetupError, suggest
+from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.notation import action_text, parse_action
+from durak_spec.reference_impl.spec import Rule, Spec
+from durak_spec.reference_impl.state import Action
+from durak_spec.reference_impl.yamlio import InputError, load_file
 
 META_FIELDS = ("action", "note", "disputes", "expect")
 OPTION_REF = re.compile(r"\bopt\.([a-z_][a-z0-9_]*)")
@@ -344,36 +341,3 @@ def parse_position_action(spec: Spec, position: Position, cli_action: str | None
 
 
 # -- command -------------------------------------------------------------------------------------
-
-@click.command("judge")
-@click.argument("position_file", type=click.Path(dir_okay=False))
-@click.option("--action", default=None, metavar="ACTION",
-              help="The disputed action, e.g. '2 throw 9D' (default: the file's `action`).")
-@click.option("--variant", default=None, help="Preset to rule under (default podkidnoy).")
-@click.option("--all-variants", is_flag=True, help="Rule under every preset and compare.")
-@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
-              help="Override an option of each preset (repeatable).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-@click.pass_context
-def judge_command(ctx, position_file, action, variant, all_variants, options, fmt):
-    """Rule on an action in a mid-game position: legal or not, by which rules, with which
-    option values and sources; with --all-variants, which presets rule otherwise and the disputes
-    behind it. Without an action, list the legal actions."""
-    from durak.tools.cli import UserError, _load, _parse_options
-    from durak.tools.judge_report import to_json, to_text
-    if variant is not None and all_variants:
-        raise UserError("give --variant or --all-variants, not both")
-    spec = _load(ctx)
-    overrides = _parse_options(options)
-    try:
-        position = read_position(position_file, spec)
-        act = parse_position_action(spec, position, action)
-        presets = list(spec.presets) if all_variants else [variant or "podkidnoy"]
-        rulings = [rule_variant(spec, spec.ruleset(p, overrides), position, act) for p in presets]
-        diff = compare(spec, position, act, rulings) if len(rulings) > 1 else None
-    except DurakError as exc:
-        raise UserError(str(exc)) from None
-    if fmt == "json":
-        click.echo(json.dumps(to_json(spec, position, rulings, diff), indent=2))
-    else:
-        click.echo(to_text(spec, position, rulings, diff))

@@ -8,13 +8,17 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from durak.reference_impl.spec import load_spec
-
-from .verify_bmc import bmc
-from .verify_cex import Counterexample, describe, find_counterexample, whole_step_proves
-from .verify_equiv import check_equivalences
-from .verify_invariants import LEMMAS, STEPS, properties, run_induction
-from .verify_presets import dead_options, deals
+from durak_spec.reference_impl.spec import load_spec
+from durak_spec.tools.verify.bmc import bmc
+from durak_spec.tools.verify.cex import (
+    Counterexample,
+    describe,
+    find_counterexample,
+    whole_step_proves,
+)
+from durak_spec.tools.verify.equiv import check_equivalences
+from durak_spec.tools.verify.invariants import LEMMAS, STEPS, properties, run_induction
+from durak_spec.tools.verify.presets import dead_options, deals
 
 RANK = {"counterexample": 3, "bounded": 2, "proved": 1, "never": 0}
 

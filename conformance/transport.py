@@ -20,8 +20,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from .engine import PROTOCOL_VERSION, ReferenceEngine, Skip
-from .protocol import check_response
+from durak_spec.conformance.engine import PROTOCOL_VERSION, ReferenceEngine, Skip
+from durak_spec.conformance.protocol import check_response
 
 DEFAULT_TIMEOUT = 5.0
 # Starting an interpreter or a JVM and loading an engine takes longer than answering one request:

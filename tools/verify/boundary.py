@@ -19,16 +19,16 @@ from dataclasses import dataclass
 
 import z3
 
-from durak.reference_impl.errors import DurakError
-from durak.reference_impl.lang import CMP_OPS
-
-from .verify_cases import clear, write_case
-from .verify_invariants import check, properties
-from .z3backend import Translator, parse
-from .z3values import PY_CMP, tight, zbool
-from .z3concrete import Position, Step, realize, replay
-from .z3machine import Machine
-from .z3state import SymAction, SymState, reset_names
+from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.lang import CMP_OPS
+from durak_spec.reference_impl.spec import load_spec
+from durak_spec.tools.verify.backend.concrete import Position, Step, realize, replay
+from durak_spec.tools.verify.backend.machine import Machine
+from durak_spec.tools.verify.backend.state import SymAction, SymState, reset_names
+from durak_spec.tools.verify.backend.translate import Translator, parse
+from durak_spec.tools.verify.backend.values import PY_CMP, tight, zbool
+from durak_spec.tools.verify.cases import clear, write_case
+from durak_spec.tools.verify.invariants import check, properties
 
 SUBDIR = "generated/boundary"
 ATTEMPTS = 3
@@ -288,7 +288,6 @@ def _clause_text(ruleset, rule) -> str:
 
 
 def _generate_at(spec_root, presets, players, only):
-    from durak.reference_impl.spec import load_spec
     return generate(load_spec(spec_root), presets, players, only)
 
 

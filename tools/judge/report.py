@@ -12,12 +12,12 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from durak.reference_impl.spec import Spec
-from durak.tools.judge import value_text
+from durak_spec.reference_impl.spec import Spec
+from durak_spec.tools.judge.ruling import value_text
 
 if TYPE_CHECKING:
-    from durak.reference_impl.game import Setup
-    from durak.tools.judge import Differences, Position, Ruling
+    from durak_spec.reference_impl.game import Setup
+    from durak_spec.tools.judge.ruling import Differences, Position, Ruling
 
 
 def related_disputes(spec: Spec, position: Position, ruling: Ruling) -> list[str]:

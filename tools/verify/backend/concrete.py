@@ -15,13 +15,11 @@ from dataclasses import dataclass
 
 import z3
 
-from durak.reference_impl.errors import DurakError
-from durak.reference_impl.game import Game, Setup
-
-from durak.reference_impl.lang import CARD
-
-from .z3values import Card, V, simp, zbool, zint
-from .z3state import SymAction, SymState
+from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.lang import CARD
+from durak_spec.tools.verify.backend.state import SymAction, SymState
+from durak_spec.tools.verify.backend.values import Card, V, simp, zbool, zint
 
 PAIR_NAMES = {"card", "target", "trump_suit", "players", "deck_size"}
 TIMEOUT_MS = 30000

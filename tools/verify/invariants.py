@@ -16,12 +16,11 @@ from dataclasses import dataclass, field
 
 import z3
 
-from durak.reference_impl import vocab
-from durak.reference_impl.lang import BOOL, Compiler, Env
-
-from .z3values import zbool
-from .z3machine import Machine, conj
-from .z3state import SymAction, SymState
+from durak_spec.reference_impl import vocab
+from durak_spec.reference_impl.lang import BOOL, Compiler, Env
+from durak_spec.tools.verify.backend.machine import Machine, conj
+from durak_spec.tools.verify.backend.state import SymAction, SymState
+from durak_spec.tools.verify.backend.values import zbool
 
 EVENTS = ("bout_beaten_off", "bout_taken")
 STEPS = vocab.ACTION_KINDS + EVENTS

@@ -1,0 +1,91 @@
+"""`durak cases`: record conformance cases with the reference interpreter (record, golden, cover)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from durak_spec.conformance.cases import CASES_DIR, CaseError, load_suite, write_case
+from durak_spec.conformance.record import coverage_case, golden_case, record_case
+from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.yamlio import InputError, load_file
+from durak_spec.tools.common import UserError, _load
+from durak_spec.tools.lint.coverage import coverage, gaps, load_untested
+
+
+@click.group("cases")
+def cases_group():
+    """Record conformance cases with the reference interpreter."""
+
+
+@cases_group.command("record")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True))
+@click.option("--state", type=click.Choice(["every", "last", "none"]), default="last", show_default=True)
+@click.option("--legal", type=click.Choice(["every", "last", "none"]), default="last", show_default=True)
+@click.pass_context
+def record_command(ctx, files, state, legal):
+    """Check each case's claimed verdicts on the reference and fill in state and legal sets."""
+    spec = _load(ctx)
+    for name in files:
+        try:
+            data = load_file(name)
+            if not isinstance(data, dict) or "id" not in data or "setup" not in data or "steps" not in data:
+                raise UserError(f"{name}: a case needs id, setup and steps")
+            # A hand-written step claims `accept` unless it says otherwise.
+            steps = [{"expect": "accept", **{k: v for k, v in s.items()
+                                             if k in ("do", "expect", "rule", "note", "state", "legal")}}
+                     if isinstance(s, dict) else {"do": s, "expect": "accept"}
+                     for s in data["steps"]]
+            case = record_case(spec, id=data["id"], description=data.get("description", ""),
+                               rules=data.get("rules", []), setup=data["setup"], steps=steps,
+                               variants=data.get("variants"), options=data.get("options"),
+                               state=state, legal=legal,
+                               start_legal=data.get("legal") or "legal" in data,
+                               generated=data.get("generated"))
+            root = Path(name).resolve().parents[len(Path(data["id"]).parts) - 1]
+            path = write_case(case, spec, root)
+        except (CaseError, DurakError, InputError) as exc:
+            raise UserError(f"{name}: {exc}") from None
+        click.echo(f"recorded {path}")
+
+
+@cases_group.command("golden")
+@click.option("--variant", "variants", multiple=True, help="Presets (default: all).")
+@click.option("--players", "players", multiple=True, type=int, help="Player counts (default: 2-6).")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Root folder for the cases (default: the shipped suite).")
+@click.pass_context
+def golden_command(ctx, variants, players, seed, out_dir):
+    """Write golden playthroughs: whole seeded games with state and legal set after every step."""
+    spec = _load(ctx)
+    for v in variants or spec.presets:
+        if v not in spec.presets:
+            raise UserError(f"unknown preset {v!r}; presets: {', '.join(spec.presets)}")
+        for n in players or range(2, 7):
+            try:
+                case = golden_case(spec, v, n, seed)
+                path = write_case(case, spec, Path(out_dir) if out_dir else CASES_DIR)
+            except DurakError as exc:
+                raise UserError(str(exc)) from None
+            click.echo(f"wrote {path} ({len(case['steps'])} steps)")
+
+
+@cases_group.command("cover")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Root folder for the cases (default: the shipped suite).")
+@click.pass_context
+def cover_command(ctx, out_dir):
+    """Generate a case for every coverage gap lint reports, by random play from seeded deals."""
+    spec = _load(ctx)
+    root = Path(out_dir) if out_dir else CASES_DIR
+    missing = gaps(coverage(spec, load_suite(spec, root), load_untested()))
+    for need in missing:
+        case = coverage_case(spec, need.preset, need.rule, need.verdict, need.kinds)
+        if case is None:
+            click.echo(f"not found: {need.verdict} for {need.rule} under {need.preset}; write it "
+                       "by hand or list it in untested.yaml", err=True)
+            continue
+        path = write_case(case, spec, root)
+        click.echo(f"wrote {path} ({len(case['steps'])} steps)")

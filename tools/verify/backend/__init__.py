@@ -1,0 +1,1 @@
+"""The z3 backend of the clause language: symbolic values, state, primitives and concretisation."""
