@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from durak_spec.reference_impl.errors import DurakError, IllegalAction
 from durak_spec.reference_impl.game import Game, Setup
-from durak_spec.reference_impl.notation import action_text, state_json
+from durak_spec.reference_impl.notation import action_text, protocol_state
 from durak_spec.reference_impl.spec import Spec, load_spec
 
 PROTOCOL_VERSION = "1"
@@ -31,13 +31,8 @@ class Skip(Exception):
 
 
 def state_view(game: Game) -> dict:
-    """The state as the protocol carries it (PROTOCOL.md "state"), from the canonical state JSON."""
-    j = state_json(game.state)
-    return {"hands": j["hands"], "hand_sizes": [len(h) for h in j["hands"]],
-            "talon_count": len(j["talon"]), "trump": j["trump"], "table": j["table"],
-            "discard_count": j["discard_count"], "attacker": j["attacker"],
-            "defender": j["defender"], "taking": j["taking"], "out": j["out"],
-            "finished": j["finished"], "fool": game.state.fool}
+    """The state as the protocol carries it (PROTOCOL.md "state")."""
+    return protocol_state(game.state)
 
 
 ROLE_FIELDS = ("attacker", "defender", "taking")

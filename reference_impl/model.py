@@ -3,6 +3,7 @@ of an option value, shared by the loader, the dispute register and rulesets."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .errors import SpecError, suggest
@@ -61,3 +62,33 @@ def check_option_value(spec, name: str, value, file: str | None, path: str) -> N
         raise SpecError(f"option {name} can't be {value!r}; allowed values: "
                         f"{', '.join('null' if v is None else str(v) for v in option.values)}",
                         file, path)
+
+
+def value_text(v) -> str:
+    """An option value in spec notation (as YAML writes it): null, true, false, 6, single."""
+    return "null" if v is None else str(v).lower() if isinstance(v, bool) else str(v)
+
+
+OPTION_REF = re.compile(r"\bopt\.([a-z_][a-z0-9_]*)")
+WORD = re.compile(r"\b[a-z_][a-z0-9_]*\b")
+
+
+def options_read(spec, texts, seen=None) -> list[str]:
+    """Options that clause texts read, through the definitions they use too, in first-use order."""
+    seen = set() if seen is None else seen
+    found: list[str] = []
+    for text in texts:
+        if not text:
+            continue
+        found += OPTION_REF.findall(text)
+        for word in WORD.findall(text):
+            if word in spec.definitions and word not in seen:
+                seen.add(word)
+                found += options_read(spec, [spec.definitions[word][1]], seen)
+    return list(dict.fromkeys(found))
+
+
+def rule_options(spec, rule: Rule) -> list[str]:
+    """Options a rule reads in its when, clause or key, or names under `options:`."""
+    read = options_read(spec, [rule.when, rule.clause, rule.key])
+    return list(dict.fromkeys(read + rule.options))

@@ -14,7 +14,7 @@ from .state import Action, State, action_text
 from .vocab import ACTION_KINDS, CARD_KINDS
 
 __all__ = ["action_json", "action_text", "cards_json", "comparable_field", "parse_action",
-           "state_json", "state_text"]
+           "protocol_state", "state_json", "state_text"]
 
 
 def action_json(a: Action) -> dict:
@@ -113,6 +113,16 @@ def state_json(s: State) -> dict:
         "finished": s.finished,
         "result": result,
     }
+
+
+def protocol_state(s: State) -> dict:
+    """The state as the engine protocol carries it (conformance/PROTOCOL.md "state")."""
+    j = state_json(s)
+    return {"hands": j["hands"], "hand_sizes": [len(h) for h in j["hands"]],
+            "talon_count": len(j["talon"]), "trump": j["trump"], "table": j["table"],
+            "discard_count": j["discard_count"], "attacker": j["attacker"],
+            "defender": j["defender"], "taking": j["taking"], "out": j["out"],
+            "finished": j["finished"], "fool": s.fool}
 
 
 def state_text(s: State) -> str:

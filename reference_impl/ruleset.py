@@ -367,6 +367,13 @@ class Ruleset:
                 return other.src
         return None
 
+    def compile_variant_of(self, rule: Rule, text: str) -> Clause:
+        """Compile `text` in place of the legality clause of `rule` (an action rule), in this
+        ruleset's options: for asking what the rule would allow if its clause said otherwise
+        (reference_impl/diagnose.py). Raises SpecError if the text does not check."""
+        return self._compile_text(text, rule.file, f"{rule.path}.clause", BOOL,
+                                  vocab.action_names(rule.applies_to), ACTION_PARAMS)
+
     def describe_options(self) -> list[tuple[str, object, str]]:
         return [(n, self.options[n], self.option_origins[n]) for n in self.spec.options]
 

@@ -24,15 +24,23 @@ from durak_spec.reference_impl.spec import Spec, default_spec_dir, load_spec
 @lru_cache(maxsize=None)
 def edited_spec(rel: str, old: str, new: str) -> Spec:
     """The shipped spec/ with `old` replaced by `new` in the file `rel` (it must occur once)."""
+    return edited_spec_many(((rel, old, new),))
+
+
+@lru_cache(maxsize=None)
+def edited_spec_many(edits: tuple) -> Spec:
+    """The shipped spec/ with several edits (file under spec/, old text, new text), applied in
+    order; each `old` must occur exactly once when its turn comes."""
     with tempfile.TemporaryDirectory(prefix="durak-broken-") as tmp:
         root = Path(tmp) / "spec"
         shutil.copytree(default_spec_dir(), root, ignore=shutil.ignore_patterns("__pycache__"))
-        path = root / rel
-        text = path.read_text(encoding="utf-8")
-        if text.count(old) != 1:
-            raise RuntimeError(f"spec/{rel} no longer holds {old!r} exactly once; "
-                               "update the broken engine's edit")
-        path.write_text(text.replace(old, new), encoding="utf-8")
+        for rel, old, new in edits:
+            path = root / rel
+            text = path.read_text(encoding="utf-8")
+            if text.count(old) != 1:
+                raise RuntimeError(f"spec/{rel} no longer holds {old!r} exactly once; "
+                                   "update the engine's edit")
+            path.write_text(text.replace(old, new), encoding="utf-8")
         return load_spec(root)
 
 

@@ -10,19 +10,17 @@ presets, options are flipped one at a time to find which disputes make the rulin
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from durak_spec.reference_impl.errors import DurakError, SetupError, suggest
 from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.model import options_read, rule_options, value_text
 from durak_spec.reference_impl.notation import action_text, parse_action
 from durak_spec.reference_impl.spec import Rule, Spec
 from durak_spec.reference_impl.state import Action
 from durak_spec.reference_impl.yamlio import InputError, load_file
 
 META_FIELDS = ("action", "note", "disputes", "expect")
-OPTION_REF = re.compile(r"\bopt\.([a-z_][a-z0-9_]*)")
-WORD = re.compile(r"\b[a-z_][a-z0-9_]*\b")
 
 
 class PositionError(DurakError):
@@ -126,33 +124,7 @@ def _check_possible(setup: Setup) -> None:
                          "(beaten_bouts is 0)", "discard")
 
 
-def value_text(v) -> str:
-    """An option value as YAML writes it: null, true, false, 6, single."""
-    return "null" if v is None else str(v).lower() if isinstance(v, bool) else str(v)
-
-
 # -- ruling --------------------------------------------------------------------------------------
-
-def options_read(spec: Spec, texts, seen=None) -> list[str]:
-    """Options that clause texts read, through the definitions they use too, in first-use order."""
-    seen = set() if seen is None else seen
-    found: list[str] = []
-    for text in texts:
-        if not text:
-            continue
-        found += OPTION_REF.findall(text)
-        for word in WORD.findall(text):
-            if word in spec.definitions and word not in seen:
-                seen.add(word)
-                found += options_read(spec, [spec.definitions[word][1]], seen)
-    return list(dict.fromkeys(found))
-
-
-def rule_options(spec: Spec, rule: Rule) -> list[str]:
-    """Options a rule reads in its when, clause or key, or names under `options:`."""
-    read = options_read(spec, [rule.when, rule.clause, rule.key])
-    return list(dict.fromkeys(read + rule.options))
-
 
 def _flow_options(spec: Spec, events) -> list[str]:
     texts = [step["when"] for e in events for step in spec.flow.get(e, [])

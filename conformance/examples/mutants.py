@@ -1,0 +1,182 @@
+"""Mutants of the reference: one table of engines that each get ONE rule wrong, and their mixes.
+
+Each `Mutant` is the reference interpreter with a textual edit of a copy of spec/ (the mechanism
+of broken.py), or playing one option value whatever the variant it is sent says, and records the
+rule it breaks and, when the mutant is really another value of an option, that `(option, value)`
+(`as_option`): the attribution bench (bench/attribution.py) and the tests check that the suite
+names `breaks` and that the counterfactual search finds `as_option`.
+
+Use a mutant, or several at once (their edits and forced options combined in one engine):
+
+    in process   engine_class("cap_five", "draw_counterclockwise")()    # an engine.py class
+    adapter      python:durak_spec.conformance.examples.mutants:cap_five+draw_counterclockwise
+    subprocess   cmd:python -m durak_spec.conformance.examples.mutants cap_five draw_counterclockwise
+    listing      python -m durak_spec.conformance.examples.mutants --list
+
+`MUTANTS` maps each name to its Mutant; `combine(*names)` gives the combined rules broken and
+option values. Like the broken engines, a mutant gives reasons but no rule ids in its rejections.
+Two mutants that edit the same text of spec/ cannot be combined (engine_class raises ValueError).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from durak_spec.conformance.engine import ReferenceEngine
+from durak_spec.conformance.examples.broken import edited_spec_many
+from durak_spec.conformance.examples.reference_engine import serve
+from durak_spec.reference_impl.spec import shipped_spec
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    breaks: str                 # the rule id it gets wrong
+    wrong: str                  # what it does wrong, in a few words
+    edits: tuple = ()           # ((file under spec/, old text, new text), ...)
+    options: tuple = ()         # ((option, value), ...) it plays whatever it is sent
+    as_option: tuple | None = None  # (option, value) under which the reference plays like it
+
+    @property
+    def change(self) -> str:
+        """The spec edit or option change, in one line."""
+        parts = [f"{name} = {_text(value)}" for name, value in self.options]
+        parts += [f"spec/{rel}: {old!r} -> {new!r}" for rel, old, new in self.edits]
+        return "; ".join(parts)
+
+
+def _text(value) -> str:
+    return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+M = Mutant
+TABLE = [
+    M("first_attacker_left_of_dealer", "start.lowest_trump", "the dealer's left neighbour leads",
+      options=(("first_attacker", "left_of_dealer"),), as_option=("first_attacker", "left_of_dealer")),
+    M("first_attacker_highest_trump", "start.lowest_trump", "the highest trump leads",
+      edits=(("rules/start.yaml", "argmin(lowest_trump(x) for x in seats if has_trump(x))",
+              "argmax(lowest_trump(x) for x in seats if has_trump(x))"),)),
+    M("trump_beats_only_trump", "defence.beat", "a trump does not beat a plain card",
+      edits=(("rules/defence.yaml", " or (card.is_trump and not target.is_trump)\"", "\""),)),
+    M("cap_five", "limits.cap", "a bout holds at most five attack cards",
+      options=(("max_attack_cards", 5),), as_option=("max_attack_cards", 5)),
+    M("no_hand_bound", "limits.hand_at_start", "attacks are not bounded by the defender's hand",
+      edits=(("rules/limits.yaml", "not limits_apply or table_attack_count + 1 <= defender_hand_at_start",
+              "True"),), as_option=("defender_hand_bound", "none")),
+    M("pile_on_any_time", "throw_in.timing", "cards may be added before the defender beats one",
+      edits=(("rules/throw_in.yaml", "taking or table_covered > 0 or opt.pile_on",
+              "True or table_covered > 0 or opt.pile_on"),), as_option=("pile_on", "any_time")),
+    M("throw_in_attack_ranks", "throw_in.rank", "only the ranks of attack cards may be added",
+      options=(("throw_in_match", "rank_attack_cards_only"),),
+      as_option=("throw_in_match", "rank_attack_cards_only")),
+    M("take_when_all_beaten", "defence.take", "the defender may take when every card is beaten",
+      edits=(("rules/defence.yaml", 'clause: "table_unbeaten > 0"', 'clause: "table_attack_count > 0"'),)),
+    M("transfer_keeps_opener", "transfer.effect", "the opener stays main attacker after a transfer",
+      options=(("main_attacker_after_transfer", "original_opener"),),
+      as_option=("main_attacker_after_transfer", "original_opener")),
+    M("transfer_capacity_before_adding", "transfer.capacity",
+      "the next defender's hand is counted before the transfer card",
+      options=(("transfer_capacity_check", "before_adding"),),
+      as_option=("transfer_capacity_check", "before_adding")),
+    M("draw_counterclockwise", "draw.order", "the attackers draw counterclockwise",
+      options=(("draw_order", "attacker_counterclockwise_defender_last"),),
+      as_option=("draw_order", "attacker_counterclockwise_defender_last")),
+    M("attacker_again_after_take", "rotation.after_take", "the attacker attacks again after a take",
+      edits=(("rules/rotation.yaml", 'clause: "left(defender)"',
+              'clause: "attacker if not is_out(attacker) else left(defender)"'),)),
+    M("beaten_off_skips_defender", "rotation.after_beaten_off",
+      "the defender's left neighbour attacks after a beaten-off bout",
+      edits=(("rules/rotation.yaml", 'clause: "defender if not is_out(defender) else left(defender)"',
+              'clause: "left(defender)"'),)),
+    M("out_before_draw", "end.out", "a player with an empty hand is out before the draw",
+      edits=(("rules/end.yaml", 'clause: "hand(seat) == 0 and talon_count == 0"',
+              'clause: "hand(seat) == 0"'),
+             ("flow.yaml", "bout_beaten_off: [discard_table, replenish, mark_out,",
+              "bout_beaten_off: [discard_table, mark_out, replenish,"),
+             ("flow.yaml", "bout_taken: [defender_picks_up, replenish, mark_out,",
+              "bout_taken: [defender_picks_up, mark_out, replenish,"))),
+    M("fool_last_defender", "end.fool", "when the last players go out together the defender loses",
+      options=(("simultaneous_finish", "last_defender_loses"),),
+      as_option=("simultaneous_finish", "last_defender_loses")),
+]
+MUTANTS = {m.name: m for m in TABLE}
+
+
+def combine(*names: str) -> tuple[list[str], dict]:
+    """The rules the named mutants break together, and the option values they force."""
+    mutants = [_mutant(n) for n in names]
+    forced: dict = {}
+    for m in mutants:
+        for option, value in m.options:
+            if option in forced and forced[option] != value:
+                raise ValueError(f"mutants {', '.join(names)} force {option} to two values")
+            forced[option] = value
+    return list(dict.fromkeys(m.breaks for m in mutants)), forced
+
+
+def _mutant(name: str) -> Mutant:
+    if name not in MUTANTS:
+        raise ValueError(f"no mutant {name!r}; mutants: {', '.join(MUTANTS)}")
+    return MUTANTS[name]
+
+
+class MutantEngine(ReferenceEngine):
+    """The reference with the edits and forced options of `mutants` (set by engine_class)."""
+
+    mutants: tuple = ()
+
+    def __init__(self):
+        edits = tuple(e for m in self.mutants for e in m.edits)
+        seen = [old for _, old, _ in edits]
+        if len(set(seen)) != len(seen):
+            raise ValueError("two of these mutants edit the same text of spec/")
+        _, self.forced = combine(*(m.name for m in self.mutants))
+        spec = edited_spec_many(edits) if edits else shipped_spec()
+        super().__init__(spec, name="mutant: " + " + ".join(m.wrong for m in self.mutants))
+
+    def start(self, variant: dict, setup: dict):
+        options = {**(variant.get("options") or {}), **self.forced}
+        return super().start({**variant, "options": options}, setup)
+
+    def apply(self, action: str) -> dict:
+        verdict = super().apply(action)
+        verdict.pop("rule", None)
+        return verdict
+
+
+_CLASSES: dict = {}
+
+
+def engine_class(*names: str) -> type:
+    """An engine class (no constructor arguments) combining the named mutants."""
+    key = tuple(names)
+    if not key:
+        raise ValueError("name at least one mutant")
+    if key not in _CLASSES:
+        mutants = tuple(_mutant(n) for n in key)
+        combine(*key)
+        _CLASSES[key] = type("Mutant_" + "_".join(key), (MutantEngine,), {"mutants": mutants})
+    return _CLASSES[key]
+
+
+def __getattr__(name: str):
+    """`python:...mutants:NAME+NAME` loads the combined engine class."""
+    parts = name.split("+")
+    if all(p in MUTANTS for p in parts):
+        return engine_class(*parts)
+    raise AttributeError(name)
+
+
+def main(argv=None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args == ["--list"]:
+        for m in TABLE:
+            option = f"{m.as_option[0]} = {_text(m.as_option[1])}" if m.as_option else "-"
+            print(f"{m.name:34} {m.breaks:26} {option:50} {m.change}")
+        return
+    serve(engine_class(*args)())
+
+
+if __name__ == "__main__":
+    main()
