@@ -1,93 +1,89 @@
-"""Differential fuzzing: random games in lockstep on the reference and on an engine.
+"""Differential fuzzing campaigns: every distinct divergence of an engine, each shrunk to a case.
 
-Hypothesis draws the deal (a seed, and the player count unless fixed) and, at every step, either
-a legal action to play or an illegal one to probe. Both sides start from the same explicit setup;
-after each step they are compared as far as the engine's declared levels allow: verdicts always,
-legal sets and state when declared. A divergence is shrunk by hypothesis to a minimal game and
-written as a conformance case (the case schema's format, replayable by `durak check`) that names
-the rule ids involved. A hypothesis example database under the output folder lets later runs
-replay earlier failures first.
+A campaign plays games in lockstep on the reference and the engine (lockstep.py) and collects
+every divergence, deduplicated as AFL deduplicates crashes: by a signature (its kind, the rule
+that decides it, the shape of the action), kept once with a count of occurrences and the shortest
+witness seen, while the campaign goes on. Divergences already known (this campaign's, or an
+accepted ledger given with `--known`) steer later games away so that deeper rules are reached.
+The campaign also tracks which legality clauses were exercised on both sides of their edge
+(coverage.py) and aims its probes at the rest.
+
+Each distinct divergence is then shrunk, as creduce does, to the shortest setup that still
+reproduces it on the engine: a mid-deal position just before the divergence when the engine
+declares `positions`, otherwise its deal with the shortest prefix of actions found (the shortest
+occurrence, then removal of chunks of the prefix that keep it legal and still diverging). It is
+written as a conformance case that `durak check` replays.
+
+Witnesses are saved in a hypothesis example database, keyed by engine and variant: a directory
+under the output folder by default, or a shared one (`redis://HOST:PORT/DB`, hypothesis's
+Redis-backed database) so that campaigns on several processes or machines replay what the others
+found first, as hypothesis replays its saved examples before generating new ones.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import random
 import re
+import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, settings
-from hypothesis import strategies as st
-from hypothesis.database import DirectoryBasedExampleDatabase
-from hypothesis.errors import Unsatisfiable
+from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
 from durak_spec.conformance.cases import parse_case, write_case
-from durak_spec.conformance.engine import comparable, state_view
-from durak_spec.conformance.protocol import check_result
-from durak_spec.conformance.record import _candidates, record_case
-from durak_spec.conformance.runner import Session
-from durak_spec.conformance.transport import Adapter, EngineFault
+from durak_spec.conformance.coverage import ClauseCoverage
+from durak_spec.conformance.lockstep import (
+    Divergence,
+    GameSkipped,
+    Lockstep,
+    position_of,
+    text_of,
+)
+from durak_spec.conformance.record import record_case
+from durak_spec.conformance.runner import Result, Session
+from durak_spec.conformance.transport import Adapter, AdapterError
+from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Game, Setup
-from durak_spec.reference_impl.notation import action_text, comparable_field
-from durak_spec.reference_impl.simulate import STEP_LIMIT
-from durak_spec.reference_impl.spec import Spec
-from durak_spec.reference_impl.vocab import ACTION_KINDS
+from durak_spec.reference_impl.yamlio import InputError, load_file
 
-CHOICES = 1024  # bytes of choices drawn per game; past them every choice is 0 (the first action)
-
-
-class Choices:
-    """Per-game choices drawn as one block of bytes: cheap to draw, and hypothesis shrinks them
-    towards zero, i.e. towards games that always take the first legal action."""
-
-    def __init__(self, raw: bytes):
-        self.raw, self.i = raw, 0
-
-    def byte(self) -> int:
-        if self.i >= len(self.raw):
-            return 0
-        self.i += 1
-        return self.raw[self.i - 1]
-
-    def pick(self, n: int) -> int:
-        return self.byte() % n
-
-    def action(self, legal: list):
-        """A legal action, or None to probe an illegal one. Card plays are favoured (3 in 4) so
-        that bouts grow to their limits; a zero byte plays the first card action."""
-        b = self.byte()
-        cards = [a for a in legal if a.card is not None]
-        if b < 192 and cards:
-            return cards[b % len(cards)]
-        if b < 248:
-            return legal[b % len(legal)]
-        return None
-STATE_RULES = {"hands": ["draw.who", "draw.order"], "talon_count": ["draw.who", "draw.order"],
-               "hand_sizes": ["draw.who", "draw.order"], "table": ["bout.beaten_off", "bout.taken"],
-               "discard_count": ["bout.beaten_off"], "attacker": ["rotation.after_beaten_off",
-               "rotation.after_take"], "defender": ["rotation.defender"], "taking": ["defence.take"],
-               "out": ["end.out"], "finished": ["end.game_over"], "fool": ["end.fool"],
-               "trump": ["deck.trump"]}
-
-
-class GameSkipped(Exception):
-    """The engine skipped a deal (a setup it cannot play); the example is discarded."""
-
-
-class Divergence(AssertionError):
-    def __init__(self, step: int, check: str, want, have, rules: list[str], message: str):
-        self.step, self.check, self.want, self.have = step, check, want, have
-        self.rules, self.message = rules, message
-        super().__init__(message)
+SHRINK_TESTS = 400   # engine runs spent shrinking one divergence, at most
+SYNC_EVERY = 50      # games between looks at a shared database for other workers' finds
 
 
 @dataclass
-class Found:
-    players: int
-    deal_seed: int
-    steps: list  # dicts: {"do": text, "expect": accept|reject}
-    divergence: Divergence
+class Entry:
+    """One distinct divergence of the campaign."""
+
+    witness: Divergence          # the shortest occurrence (shrunk at the end)
+    count: int = 1
+    first_game: int = 0
+    known: str | None = None     # the ledger's reason when the divergence is known
+    case: dict | None = None
+    case_path: Path | None = None
+    found_length: int = 0        # the witness's length before shrinking
+
+    @property
+    def signature(self) -> str:
+        return self.witness.signature
+
+    def to_json(self) -> dict:
+        w = self.witness
+        return {"signature": w.signature, "kind": w.kind, "rule": w.rule, "shape": w.shape,
+                "status": "known" if self.known is not None else "new",
+                "occurrences": self.count, "first_game": self.first_game,
+                "replayed": w.replayed, "steps": len(w.steps), "found_steps": self.found_length,
+                "from_position": _is_position(w.setup), "message": w.message,
+                "diagnosis": w.diagnosis, "known": self.known,
+                "case": self.case["id"] if self.case else None,
+                "case_path": str(self.case_path) if self.case_path else None}
+
+
+def _is_position(setup: dict) -> bool:
+    return any(k in setup for k in ("table", "defender", "taking", "passed", "out", "bout",
+                                    "beaten_bouts", "discard"))
 
 
 @dataclass
@@ -95,124 +91,344 @@ class FuzzResult:
     games: int = 0
     steps: int = 0
     seconds: float = 0.0
-    found: Found | None = None
-    case_path: Path | None = None
-    case: dict | None = None
-    errors: list = field(default_factory=list)
     skipped: int = 0
+    replayed: int = 0
+    entries: list = field(default_factory=list)
+    vanished: list = field(default_factory=list)   # known, not seen: (signature, reason, replayed)
+    interrupted: bool = False
+    coverage: dict = field(default_factory=dict)
+    errors: list = field(default_factory=list)
+
+    @property
+    def new(self) -> list:
+        return [e for e in self.entries if e.known is None]
+
+    @property
+    def found(self) -> Entry | None:
+        """The first new divergence, if any."""
+        return self.new[0] if self.new else None
 
 
-class Lockstep:
-    """Plays one game on the reference and the engine side by side."""
-
-    def __init__(self, spec: Spec, adapter: Adapter, hello: dict, preset: str, options: dict):
-        self.spec, self.adapter, self.hello = spec, adapter, hello
-        self.preset = preset
-        self.ruleset = spec.ruleset(preset, options)
-        self.resolved = dict(self.ruleset.options)
-        self.levels = set(hello.get("levels", ["verdicts"]))
-        self.games = self.steps = self.skipped = 0
-        self.skip_reason = ""
-
-    def _call(self, cmd, step, **args):
-        try:
-            reply = self.adapter.call(cmd, **args)
-        except EngineFault as fault:
-            try:
-                self.hello = self.adapter.restart()
-            except Exception:
-                pass
-            raise Divergence(step, "engine", "an answer", f"{fault.what}: {fault.detail}", [],
-                             f"the engine failed on {cmd}: {fault}") from None
-        if reply.kind == "skipped" and cmd == "start":
-            raise GameSkipped(reply.value)
-        if reply.kind != "result":
-            raise Divergence(step, cmd, "a result", f"{reply.kind}: {reply.value}", [],
-                             f"the engine answered {cmd} with {reply.kind}: {reply.value}")
-        problem = check_result(cmd, reply.value)
-        if problem:
-            raise Divergence(step, cmd, "a valid result", reply.value, [], f"{cmd}: {problem}")
-        return reply.value
-
-    def play(self, data, players: int | None) -> None:
-        lo, hi = self.ruleset.player_limits
-        allowed = [n for n in self.hello.get("players", range(lo, hi + 1)) if lo <= n <= hi]
-        n = players if players else data.draw(st.sampled_from(allowed), label="players")
-        deal_seed = data.draw(st.integers(0, 2**31 - 1), label="deal seed")
-        choices = Choices(data.draw(st.binary(min_size=CHOICES, max_size=CHOICES), label="choices"))
-        setup = Setup.deal(self.ruleset, n, deal_seed)
-        game = Game(self.ruleset, setup)
-        trail: list = []
-        self.current = (n, deal_seed, trail)
-        self.games += 1
-        self._call("start", 0, variant={"preset": self.preset, "options": self.resolved},
-                   setup=setup.to_json())
-        self._compare(game, -1, trail)
-        step = 0
-        while not game.is_terminal() and step < STEP_LIMIT:
-            legal = game.legal_actions()
-            action = choices.action(legal)
-            if action is None:
-                self._probe(game, choices, step, trail)
-                continue
-            text = action_text(action)
-            game.apply_action(action)
-            trail.append({"do": text, "expect": "accept"})
-            verdict = self._call("apply", step, action=text)
-            if not verdict["accepted"]:
-                raise Divergence(step, "verdict", "accepted", "rejected" + (
-                    f" ({verdict['reason']})" if verdict.get("reason") else ""),
-                    [cr.rule.id for cr in self.ruleset.legality[action.kind]],
-                    f"step {step}: {text}: the reference accepts it, the engine rejects it")
-            self._compare(game, step, trail)
-            step += 1
-            self.steps += 1
-
-    def _probe(self, game: Game, choices: Choices, step: int, trail: list) -> None:
-        legal = set(game.legal_actions())
-        illegal = [a for a in _candidates(game, ACTION_KINDS) if a not in legal]
-        if not illegal:
-            return
-        action = illegal[choices.pick(len(illegal))]
-        text = action_text(action)
-        rule, _ = game.explain(action)
-        trail.append({"do": text, "expect": "reject", "rule": rule})
-        verdict = self._call("apply", step, action=text)
-        if verdict["accepted"]:
-            raise Divergence(step, "verdict", f"rejected by {rule}", "accepted", [rule],
-                             f"step {step}: {text}: the reference rejects it by {rule}, the engine accepts it")
-
-    def _compare(self, game: Game, step: int, trail: list) -> None:
-        where = f"after step {step}" if step >= 0 else "at the start"
-        if "state" in self.levels:
-            have = self._call("state", step)["state"]
-            want = comparable(state_view(game))
-            for key in want:
-                if key in have and comparable_field(key, have[key]) != comparable_field(key, want[key]):
-                    raise Divergence(step, f"state.{key}", want[key], have[key],
-                                     STATE_RULES.get(key, []),
-                                     f"state.{key} {where}: want {want[key]!r}, have {have[key]!r}")
-        if "legal" in self.levels:
-            have = self._call("legal", step)["actions"]
-            want = {action_text(a) for a in game.legal_actions()}
-            have_set = {" ".join(str(a).split()) for a in have}
-            if want != have_set:
-                missing, extra = sorted(want - have_set), sorted(have_set - want)
-                rules = sorted({game.explain(game.parse_action(a))[0] for a in extra
-                                if _parses(game, a)} - {""})
-                rules += sorted({cr.rule.id for a in missing for cr in
-                                 self.ruleset.legality[a.split()[1]]} - set(rules))
-                raise Divergence(step, "legal", sorted(want), sorted(have_set), rules,
-                                 f"legal actions {where}: missing {missing or '-'}, extra {extra or '-'}")
-
-def _parses(game: Game, text: str) -> bool:
+# -- the known-divergences ledger -------------------------------------------------------------
+def load_known(path) -> dict[str, str]:
+    """Read a ledger `known_divergences: {signature: reason}` (the signatures durak fuzz prints,
+    e.g. `legal-extra bout.pass pass`)."""
     try:
-        game.parse_action(text)
-        return True
-    except Exception:
-        return False
+        data = load_file(path)
+    except InputError as exc:
+        raise AdapterError(str(exc)) from None
+    entries = data.get("known_divergences") if isinstance(data, dict) else None
+    if not isinstance(entries, dict):
+        raise AdapterError(f"{path}: a known-divergences file is a mapping `known_divergences:` of "
+                           "signature (as durak fuzz prints it: KIND RULE SHAPE) to a one-line reason")
+    for key, reason in entries.items():
+        if not isinstance(key, str) or len(key.split()) != 3:
+            raise AdapterError(f"{path}: known_divergences: {key!r} is not a signature "
+                               "KIND RULE SHAPE, e.g. 'verdict-accepts limits.cap throw'")
+        if not isinstance(reason, str) or not reason.strip():
+            raise AdapterError(f"{path}: known_divergences.{key}: give the reason in one line")
+    return dict(entries)
 
 
+# -- the example database ------------------------------------------------------------------------
+def open_database(where: str | None, out_dir: Path) -> ExampleDatabase:
+    """A hypothesis example database: `redis://HOST:PORT/DB` for a shared one (needs the redis
+    package), a folder path, or by default <out_dir>/.hypothesis."""
+    if where and where.startswith(("redis://", "rediss://", "unix://")):
+        try:
+            import redis
+            from hypothesis.extra.redis import RedisExampleDatabase
+        except ImportError:
+            raise AdapterError("--database redis://... needs the redis package: "
+                               "pip install 'durak-spec[redis]'") from None
+        client = redis.Redis.from_url(where)
+        try:
+            client.ping()
+        except redis.exceptions.RedisError as exc:
+            raise AdapterError(f"--database {where}: can't reach it: {exc}") from None
+        return RedisExampleDatabase(client, expire_after=None, key_prefix=b"durak-fuzz:")
+    return DirectoryBasedExampleDatabase(str(Path(where) if where else out_dir / ".hypothesis"))
+
+
+def campaign_key(adapter_name: str, preset: str, options: dict) -> bytes:
+    text = f"durak fuzz|{adapter_name}|{preset}|{sorted(options.items())!r}"
+    return hashlib.sha1(text.encode()).hexdigest()[:24].encode()
+
+
+def _encode(div: Divergence) -> bytes:
+    return json.dumps({"signature": div.signature, "players": div.players, "setup": div.setup,
+                       "steps": div.steps}, sort_keys=True).encode()
+
+
+# -- the campaign --------------------------------------------------------------------------------
+class Campaign:
+    def __init__(self, spec, adapter: Adapter, hello: dict, *, preset: str, options: dict,
+                 players, seed_value: int, adapter_name: str, known: dict, db, db_key: bytes):
+        self.spec, self.adapter, self.hello = spec, adapter, hello
+        self.preset, self.options = preset, options
+        self.adapter_name, self.seed_value = adapter_name, seed_value
+        self.known, self.db, self.db_key = known, db, db_key
+        self.entries: dict[str, Entry] = {}
+        self.game = 0
+        self.lock = Lockstep(spec, adapter, hello, preset, options, self._record)
+        self.lock.wants = self._wants
+        rs = self.lock.ruleset
+        lo, hi = rs.player_limits
+        declared = hello.get("players", range(lo, hi + 1))
+        wanted = [players] if isinstance(players, int) else list(players or declared)
+        self.players = [n for n in wanted if lo <= n <= hi and n in declared]
+        self.coverage = self.lock.coverage = ClauseCoverage(rs, self.players or [2])
+        self.saved: set = set()
+        self.replayed_signatures: set = set()
+        for sig in known:
+            kind, rule, shape = sig.split()
+            self.lock.known(Divergence(kind, rule, shape, None, None, None, "", {}, [], 0))
+
+    def _wants(self, sig: str, length: int) -> bool:
+        """Count an occurrence; True when its witness is wanted (new, or shorter)."""
+        entry = self.entries.get(sig)
+        if entry is None:
+            return True
+        entry.count += 1
+        return length < entry.witness.length
+
+    def _record(self, div: Divergence) -> None:
+        entry = self.entries.get(div.signature)
+        if entry is None:
+            self.entries[div.signature] = Entry(div, first_game=self.game,
+                                                known=self.known.get(div.signature))
+            self.lock.known(div)
+            if self.db is not None:
+                self._save(div)
+        elif div.length < entry.witness.length:
+            entry.witness = div
+
+    def _save(self, div: Divergence) -> None:
+        value = _encode(div)
+        self.saved.add(value)
+        self.db.save(self.db_key, value)
+
+    def replay_saved(self) -> int:
+        """Replay the witnesses saved in the database (ours from earlier runs, or other
+        workers'), before any new game; returns how many were replayed."""
+        if self.db is None:
+            return 0
+        n = 0
+        for value in list(self.db.fetch(self.db_key)):
+            if value in self.saved:
+                continue
+            self.saved.add(value)
+            try:
+                item = json.loads(value)
+                self.replayed_signatures.add(item.get("signature"))
+                setup = Setup.from_json(item["setup"], self.lock.ruleset.deck,
+                                        self.lock.ruleset.player_limits)
+                before = {s: e.count for s, e in self.entries.items()}
+                self.lock.play(setup, random.Random(0), fixed=[s["do"] for s in item["steps"]])
+            except (ValueError, KeyError, TypeError, DurakError, GameSkipped):
+                continue  # a witness from another spec version, or a setup the engine skips
+            n += 1
+            for sig, entry in self.entries.items():
+                if sig not in before and entry.first_game == self.game:
+                    entry.witness.replayed = True
+        return n
+
+    def play_game(self, rng: random.Random) -> None:
+        n = self.players[self.game % len(self.players)] if len(self.players) > 1 else self.players[0]
+        setup = Setup.deal(self.lock.ruleset, n, rng.randrange(2**31))
+        self.coverage.game = self.game
+        self.lock.play(setup, rng)
+
+    # -- shrinking ---------------------------------------------------------------------------
+    def _occurrences(self, setup_json: dict, steps: list) -> list[Divergence]:
+        """The divergences the engine shows when the witness (setup, steps) is played again."""
+        found: list[Divergence] = []
+        saved = self.lock.on_divergence, self.lock.coverage, self.lock.wants
+        self.lock.on_divergence, self.lock.coverage = found.append, self._scratch_coverage
+        self.lock.wants = lambda sig, length: True
+        steps_before = self.lock.steps
+        try:
+            setup = Setup.from_json(setup_json, self.lock.ruleset.deck,
+                                    self.lock.ruleset.player_limits)
+            self.lock.play(setup, random.Random(0), fixed=[s["do"] for s in steps])
+        except (DurakError, GameSkipped):
+            return []
+        finally:
+            self.lock.on_divergence, self.lock.coverage, self.lock.wants = saved
+            self.lock.steps = steps_before
+        return found
+
+    def _reproduces(self, sig: str, setup_json: dict, steps: list) -> Divergence | None:
+        """The shortest witness of `sig` among the divergences the candidate shows."""
+        hits = [d for d in self._occurrences(setup_json, steps) if d.signature == sig]
+        return min(hits, key=lambda d: d.length) if hits else None
+
+    def shrink(self, entry: Entry) -> None:
+        self._scratch_coverage = ClauseCoverage(self.lock.ruleset)
+        w = entry.witness
+        entry.found_length = w.length
+        sig = w.signature
+        budget = [SHRINK_TESTS]
+
+        def test(setup_json, steps):
+            if budget[0] <= 0:
+                return None
+            budget[0] -= 1
+            return self._reproduces(sig, setup_json, steps)
+
+        again = test(w.setup, w.steps)
+        if again is None:  # not reproducible (a flaky engine): keep what was seen
+            return
+        w = _keep(w, again)
+        if self.lock.positions and w.steps:
+            w = self._from_position(w, test)
+        if len(w.steps) > 1:
+            w = self._reduce_prefix(w, test)
+        entry.witness = w
+
+    def _from_position(self, w: Divergence, test) -> Divergence:
+        """Start from the reference's position just before the divergence (further back when
+        the engine shows it only after more steps)."""
+        rs = self.lock.ruleset
+        game = Game(rs, Setup.from_json(w.setup, rs.deck, rs.player_limits))
+        positions = [position_of(game)]
+        for s in w.steps[:-1]:
+            game.apply_action(game.parse_action(s["do"]))
+            positions.append(position_of(game))
+        for back in range(1, len(w.steps) + 1):
+            at = len(w.steps) - back
+            pos = positions[at]
+            if pos is None or at == 0:
+                continue
+            got = test(pos.to_json(), w.steps[at:])
+            if got is not None:
+                return _keep(w, got, force=True)
+            if back >= 4:
+                break
+        return w
+
+    def _reduce_prefix(self, w: Divergence, test) -> Divergence:
+        """ddmin over the steps before the last: drop chunks that leave a sequence the
+        reference accepts and that still shows the divergence."""
+        rs = self.lock.ruleset
+        setup = Setup.from_json(w.setup, rs.deck, rs.player_limits)
+        last = w.steps[-1]
+        last_expect = last["expect"]
+
+        def valid(prefix):
+            g = Game(rs, setup)
+            try:
+                for s in prefix:
+                    a = g.parse_action(s["do"])
+                    if g.explain(a)[0]:
+                        return False
+                    g.apply_action(a)
+                a = g.parse_action(last["do"])
+            except DurakError:
+                return False
+            return ("reject" if g.explain(a)[0] else "accept") == last_expect
+
+        prefix = w.steps[:-1]
+        n = 2
+        while len(prefix) >= 1:
+            chunk = max(1, -(-len(prefix) // n))
+            for i in range(0, len(prefix), chunk):
+                cand = prefix[:i] + prefix[i + chunk:]
+                if not valid(cand):
+                    continue
+                got = test(w.setup, cand + [last])
+                if got is not None:
+                    w = _keep(w, got)
+                    prefix = w.steps[:-1]
+                    last = w.steps[-1]
+                    n = max(n - 1, 2)
+                    break
+            else:
+                if chunk == 1:
+                    break
+                n = min(len(prefix), n * 2)
+        return w
+
+    # -- output ------------------------------------------------------------------------------
+    def write_case(self, entry: Entry, out_dir: Path) -> None:
+        entry.case = found_case(self.spec, entry.witness, self.preset, self.options,
+                                self.adapter_name, self.seed_value)
+        entry.case_path = write_case(entry.case, self.spec, out_dir)
+
+
+def _keep(old: Divergence, new: Divergence, force: bool = False) -> Divergence:
+    """The shorter of two witnesses, keeping the first one's facts (rule, diagnosis)."""
+    if force or new.length < old.length or (new.length == old.length and old.steps != new.steps):
+        new.replayed = old.replayed
+        return new
+    return old
+
+
+def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | None = None,
+         players=None, games: int = 100, seed_value: int = 0, out_dir: Path | None = None,
+         adapter_name: str = "engine", shrink: bool = True, known: dict | None = None,
+         database: str | None = None, sync=None, progress=None) -> FuzzResult:
+    """One campaign of `games` games against one engine under one variant: every distinct
+    divergence, shrunk and written as a case under `out_dir`.
+
+    `players` is a count, a list of counts (games cycle through them) or None (every count the
+    engine plays). `database` is where witnesses are shared (see open_database). `sync` is a
+    callable polled every SYNC_EVERY games; when it returns True the database is read again."""
+    options = dict(options or {})
+    out_dir = Path(out_dir or "durak-fuzz")
+    db = open_database(database, out_dir)
+    camp = Campaign(spec, adapter, hello, preset=preset, options=options, players=players,
+                    seed_value=seed_value, adapter_name=adapter_name, known=known or {}, db=db,
+                    db_key=campaign_key(adapter_name, preset, options))
+    result = FuzzResult()
+    if not camp.players:
+        result.errors.append("the engine plays none of the requested player counts")
+        return result
+    t0 = time.perf_counter()
+    result.replayed = camp.replay_saved()
+    master = random.Random(seed_value)
+    skipped, reason = 0, ""
+    try:
+        while camp.game < games:
+            rng = random.Random(master.getrandbits(64))
+            try:
+                camp.play_game(rng)
+            except GameSkipped as exc:
+                skipped, reason = skipped + 1, str(exc)
+                if skipped > 10 * games:
+                    break
+                continue
+            camp.game += 1
+            if progress is not None:
+                progress(camp.game, len(camp.entries))
+            if camp.game % SYNC_EVERY == 0 and (database or sync) and (sync is None or sync()):
+                result.replayed += camp.replay_saved()
+    except KeyboardInterrupt:  # keep what was found; the command writes its reports
+        result.interrupted, shrink = True, False
+    result.seconds = time.perf_counter() - t0
+    result.games, result.steps, result.skipped = camp.game, camp.lock.steps, skipped
+    if camp.game == 0 and skipped:
+        result.errors.append(f"the engine skipped every deal ({skipped}): {reason}")
+    entries = sorted(camp.entries.values(), key=lambda e: (e.known is not None, e.first_game))
+    for entry in entries:
+        entry.found_length = entry.witness.length
+        if shrink:
+            camp.shrink(entry)
+        try:
+            camp.write_case(entry, out_dir)
+        except DurakError as exc:
+            result.errors.append(f"{entry.signature}: the case could not be written: {exc}")
+        if db is not None:
+            camp._save(entry.witness)
+    result.entries = entries
+    seen = {e.signature for e in entries}
+    result.vanished = [(sig, reason, sig in camp.replayed_signatures)
+                       for sig, reason in (known or {}).items() if sig not in seen]
+    result.coverage = camp.coverage.to_json()
+    return result
+
+
+# -- cases and report records -------------------------------------------------------------------
 def _slug(adapter_name: str) -> str:
     """A short folder name for an adapter: the class of python:, the program of cmd:."""
     if adapter_name.startswith("python:"):
@@ -223,94 +439,75 @@ def _slug(adapter_name: str) -> str:
         text = words[-1].rsplit("/", 1)[-1].rsplit(".", 1)[-1] if words else "cmd"
     else:
         text = adapter_name
-    return re.sub(r"[^a-z0-9_.-]+", "_", text.lower()).strip("_.")[:48] or "engine"
+    return re.sub(r"[^a-z0-9_]+", "_", text.lower()).strip("_")[:48] or "engine"
 
 
-def fuzz(spec: Spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | None = None,
-         players: int | None = None, games: int = 100, seed_value: int = 0,
-         out_dir: Path | None = None, adapter_name: str = "engine", shrink: bool = True) -> FuzzResult:
-    """Fuzz one engine under one variant; on a divergence, shrink it and write a case."""
-    lock = Lockstep(spec, adapter, hello, preset, options or {})
-    result = FuzzResult()
-    out_dir = Path(out_dir or "durak-fuzz")
-    key = hashlib.sha1(f"{adapter_name}|{preset}|{sorted((options or {}).items())}|{players}".encode())
-    db = DirectoryBasedExampleDatabase(str(out_dir / ".hypothesis" / key.hexdigest()[:16]))
-    failures: list = []
-    phases = [Phase.reuse, Phase.generate] + ([Phase.shrink] if shrink else [])
-
-    @seed(seed_value)
-    @settings(max_examples=games, deadline=None, database=db, phases=phases,
-              suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet,
-              report_multiple_bugs=False, print_blob=False, derandomize=False)
-    @given(st.data())
-    def run(data):
-        try:
-            lock.play(data, players)
-        except GameSkipped as exc:
-            lock.skipped += 1
-            lock.skip_reason = str(exc)
-            reject()
-        except Divergence as div:
-            n, deal_seed, trail = lock.current
-            failures.append(Found(n, deal_seed, list(trail), div))
-            raise
-
-    t0 = time.perf_counter()
-    try:
-        run()
-    except Divergence:
-        result.found = failures[-1]
-    except Unsatisfiable:
-        result.errors.append(f"the engine skipped every deal ({lock.skipped}): {lock.skip_reason}")
-    result.seconds = time.perf_counter() - t0
-    result.games, result.steps = lock.games - lock.skipped, lock.steps
-    result.skipped = lock.skipped
-    if result.found is not None:
-        result.case = _smallest_case(spec, adapter, hello, result.found, preset, options or {},
-                                     adapter_name, seed_value)
-        result.case_path = write_case(result.case, spec, out_dir)
-    return result
+def case_id(adapter_name: str, preset: str, div: Divergence) -> str:
+    sig = re.sub(r"[^a-z0-9_.-]+", "_", f"{div.kind}.{div.rule or 'none'}.{div.shape}".lower())
+    return f"fuzz/{_slug(adapter_name)}/{re.sub(r'[^a-z0-9_.-]+', '_', preset)}.{sig}"
 
 
-def _smallest_case(spec, adapter, hello, found: Found, preset, options, adapter_name, seed_value):
-    """The found game as a case, without the rejected probes before the divergence when the
-    engine still fails the case without them."""
-    full = found_case(spec, found, preset, options, adapter_name, seed_value)
-    last = len(found.steps) - 1
-    kept = [s for i, s in enumerate(found.steps) if s["expect"] == "accept" or i == last]
-    if len(kept) == len(found.steps):
-        return full
-    slim = found_case(spec, Found(found.players, found.deal_seed, kept, found.divergence), preset,
-                      options, adapter_name, seed_value)
-    session = Session(spec, adapter, check_cases=False)
-    session.hello = hello
-    try:
-        status = session.run_case(parse_case(slim, spec), preset).status
-    except Exception:
-        status = "unknown"
-    return slim if status in ("fail", "error") else full
-
-
-def found_case(spec: Spec, found: Found, preset: str, options: dict, adapter_name: str,
+def found_case(spec, div: Divergence, preset: str, options: dict, adapter_name: str,
                seed_value: int) -> dict:
-    """The minimal divergent game as a conformance case, with the reference's expectations."""
-    div = found.divergence
-    rs = spec.ruleset(preset, options)
-    setup = Setup.deal(rs, found.players, found.deal_seed)
-    steps = [dict(s) for s in found.steps]
-    check_state = div.check.startswith("state") or div.check == "engine"
-    check_legal = div.check == "legal"
-    rules = [r for r in div.rules if r in spec.rules_by_id] or ["play.active_seat"]
-    ident = f"fuzz/{_slug(adapter_name)}/{preset}_{found.players}p_{found.deal_seed}_{len(steps)}"
+    """The witness of a divergence as a conformance case, with the reference's expectations."""
+    check_state = div.kind.startswith("state") or div.kind == "error"
+    check_legal = div.kind.startswith("legal")
+    steps = [dict(s) for s in div.steps]
     start_legal = check_legal and not steps
     if not steps:  # a divergence before any step: show the first legal action too
-        game = Game(rs, setup)
-        steps = [{"do": action_text(game.legal_actions()[0]), "expect": "accept"}]
+        rs = spec.ruleset(preset, options)
+        game = Game(rs, Setup.from_json(div.setup, rs.deck, rs.player_limits))
+        steps = [{"do": text_of(game.legal_actions()[0]), "expect": "accept"}]
+    rules = [div.rule] if div.rule in spec.rules_by_id else ["play.active_seat"]
+    where = "a mid-deal position" if _is_position(div.setup) else "a deal"
     return record_case(
-        spec, id=ident, description=f"Found by durak fuzz against {adapter_name}: {div.message}"[:300],
-        rules=rules, setup=setup.to_json(), steps=steps, variants=[preset], options=options,
-        state="last" if check_state or not check_legal else "none",
-        legal="last" if check_legal or not check_state else "none", start_legal=start_legal,
-        generated={"by": "durak fuzz", "seed": seed_value,
-                   "note": f"adapter {adapter_name}; deal seed {found.deal_seed}; "
-                           f"divergence in {div.check} at step {div.step}"})
+        spec, id=case_id(adapter_name, preset, div),
+        description=(f"Found by durak fuzz against {adapter_name} ({div.signature}), from {where} "
+                     f"in {len(div.steps)} step(s): {div.message}")[:400],
+        rules=rules, setup=div.setup, steps=steps, variants=[preset], options=options,
+        state="last" if check_state else "none", legal="last" if check_legal else "none",
+        start_legal=start_legal,
+        generated={"by": "durak fuzz", "seed": seed_value, "signature": div.signature,
+                   "note": f"adapter {adapter_name}; {div.players} players"})
+
+
+def results_of(result: FuzzResult, preset: str, adapter_name: str, spec_dir: str | None = None,
+               cases_dir: Path | None = None) -> list[Result]:
+    """The campaign's divergences as report records (runner.Result), for report.py's renderers:
+    fail for a new divergence, xfail for a known one, xpass for a known one that vanished."""
+    out = []
+    spec_opt = f" --spec {shlex.quote(spec_dir)}" if spec_dir else ""
+    for e in result.entries:
+        w = e.witness
+        reproduce = (f"durak{spec_opt} check --adapter {shlex.quote(adapter_name)} --cases-dir "
+                     f"{shlex.quote(str(cases_dir))} --case {e.case['id']} --variant {preset}"
+                     if e.case and cases_dir is not None else "")
+        detail = f"{w.message}; seen {e.count} time(s)"
+        if w.diagnosis:
+            detail += f"; {w.diagnosis}"
+        if e.known is not None:
+            detail = f"known divergence: {e.known}; {detail}"
+        out.append(Result(
+            case=e.case["id"] if e.case else w.signature, variant=preset,
+            status="xfail" if e.known is not None else "fail", description=w.signature,
+            rules=[w.rule] if w.rule else [], area=w.rule.split(".")[0] if w.rule else "fuzz",
+            file=str(e.case_path or ""), step=len(w.steps) - 1 if w.steps else None,
+            action=w.action, check=w.check, want=w.want, have=w.have, message=detail,
+            reproduce=reproduce, steps_run=len(w.steps)))
+    for sig, reason, replayed in result.vanished:
+        kind, rule, shape = sig.split()
+        message = (f"listed as a known divergence ({reason}) but its saved witness no longer "
+                   f"diverges: remove it from the ledger" if replayed else
+                   f"listed as a known divergence ({reason}) but not reached in "
+                   f"{result.games} games (no saved witness to replay)")
+        out.append(Result(case=sig, variant=preset, status="xpass" if replayed else "skip",
+                          description=sig, rules=[rule] if rule != "-" else [],
+                          area=rule.split(".")[0], message=message))
+    return out
+
+
+def check_case(spec, adapter, hello, case: dict, preset: str):
+    """Run one written case on the engine (for tests and the command's self-check)."""
+    session = Session(spec, adapter, check_cases=False)
+    session.hello = hello
+    return session.run_case(parse_case(case, spec), preset)

@@ -14,7 +14,7 @@ import jsonschema
 from referencing import Registry, Resource
 
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
-COMMANDS = ("hello", "start", "apply", "legal", "state", "stop")
+COMMANDS = ("hello", "start", "apply", "legal", "state", "step", "stop")
 
 
 @lru_cache(maxsize=None)
@@ -72,6 +72,10 @@ _PLAIN = {
     "legal": lambda r: type(r) is dict and type(r.get("actions")) is list
     and all(type(a) is str for a in r["actions"]),
     "state": lambda r: type(r) is dict and _plain_state(r.get("state")),
+    # step: the entries' state and legal are checked by the fuzzer only when they differ from the
+    # reference's (an answer equal to the reference's is valid by construction)
+    "step": lambda r: type(r) is dict and type(r.get("steps")) is list
+    and all(type(e) is dict and type(e.get("accepted")) is bool for e in r["steps"]),
     "start": lambda r: type(r) is dict,
     "stop": lambda r: type(r) is dict,
 }

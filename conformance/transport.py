@@ -66,12 +66,37 @@ class Adapter:
         self.close()
         return self.open()
 
+    def calls(self, requests: list[tuple[str, dict]]) -> list[Reply]:
+        """Several requests in order; a subprocess gets them all before answering any."""
+        return [self.call(cmd, **args) for cmd, args in requests]
+
+    def step(self, actions: list[str], state: bool, legal: bool) -> Reply:
+        """Apply `actions` in turn; result {"steps": [verdict, with "state" and "legal" after each
+        accepted action when asked]}. One round trip for engines that declare the protocol 1.1
+        `step` capability; for the others it is made of apply, state and legal requests."""
+        steps = []
+        for action in actions:
+            reply = self.call("apply", action=action)
+            if reply.kind != "result" or not isinstance(reply.value, dict):
+                return reply
+            entry = dict(reply.value)
+            if entry.get("accepted") is True:
+                for wanted, cmd, key in ((state, "state", "state"), (legal, "legal", "actions")):
+                    if wanted:
+                        more = self.call(cmd)
+                        if more.kind != "result" or not isinstance(more.value, dict):
+                            return more
+                        entry[cmd] = more.value.get(key)
+            steps.append(entry)
+        return Reply("result", {"steps": steps})
+
 
 class PythonAdapter(Adapter):
     """An engine object in this process, called through the engine.py interface."""
 
     def __init__(self, factory, name: str):
         self.factory, self.name, self.engine = factory, name, None
+        self.combined = False
 
     def open(self) -> dict:
         try:
@@ -79,7 +104,18 @@ class PythonAdapter(Adapter):
             hello = self.engine.hello()
         except Exception as exc:  # the engine's own failure to start
             raise AdapterError(f"engine {self.name} failed to start: {type(exc).__name__}: {exc}") from None
+        self.combined = isinstance(hello, dict) and hello.get("step") is True
         return hello
+
+    def step(self, actions: list[str], state: bool, legal: bool) -> Reply:
+        if not self.combined:
+            return super().step(actions, state, legal)
+        try:
+            return Reply("result", {"steps": self.engine.step(actions, state, legal)})
+        except Skip as exc:
+            return Reply("skipped", str(exc) or "the engine skipped it")
+        except Exception as exc:
+            return Reply("error", f"{type(exc).__name__}: {exc}")
 
     def call(self, cmd: str, **args) -> Reply:
         method = getattr(self.engine, cmd, None)
@@ -124,6 +160,7 @@ class CmdAdapter(Adapter):
         self._id = 0
         self._stderr = None
         self._sel: selectors.BaseSelector | None = None
+        self.combined = False
 
     def open(self) -> dict:
         try:
@@ -146,7 +183,17 @@ class CmdAdapter(Adapter):
         reply = self.call("hello", protocol=PROTOCOL_VERSION)
         if reply.kind != "result" or not isinstance(reply.value, dict):
             raise EngineFault("protocol", f"hello answered {reply.kind}: {reply.value!r}")
+        self.combined = reply.value.get("step") is True
         return reply.value
+
+    def step(self, actions: list[str], state: bool, legal: bool) -> Reply:
+        if not self.combined:
+            return super().step(actions, state, legal)
+        return self.call("step", actions=actions, state=state, legal=legal)
+
+    def calls(self, requests: list[tuple[str, dict]]) -> list[Reply]:
+        sent = [(cmd, self._send(cmd, args)) for cmd, args in requests]
+        return [self._receive(cmd, ident) for cmd, ident in sent]
 
     def stderr_tail(self, limit: int = 2000) -> str:
         if self._stderr is None:
@@ -165,6 +212,9 @@ class CmdAdapter(Adapter):
         return EngineFault(what, detail + (f"; stderr: {tail}" if tail else ""))
 
     def call(self, cmd: str, **args) -> Reply:
+        return self._receive(cmd, self._send(cmd, args))
+
+    def _send(self, cmd: str, args: dict) -> int:
         if self.proc is None:
             raise EngineFault("exit", "the engine is not running")
         self._id += 1
@@ -176,12 +226,17 @@ class CmdAdapter(Adapter):
             code = self.proc.poll()
             raise self._fault(_exit_kind(code),
                               f"the engine exited (code {code}) before {cmd}") from None
+        return self._id
+
+    def _receive(self, cmd: str, ident: int) -> Reply:
+        if self.proc is None:
+            raise EngineFault("exit", "the engine is not running")
         line = self._read_line(cmd, self.start_timeout if cmd == "hello" else self.timeout)
         try:
             obj = json.loads(line)
         except ValueError:
             raise self._fault("garbage", f"answered {cmd} with non-JSON: {line[:120]!r}") from None
-        problem = check_response(obj, self._id)
+        problem = check_response(obj, ident)
         if problem:
             raise self._fault("protocol", f"answer to {cmd}: {problem}: {line[:200]!r}")
         kind = next(k for k in ("result", "skipped", "error") if k in obj)

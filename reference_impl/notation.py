@@ -116,13 +116,15 @@ def state_json(s: State) -> dict:
 
 
 def protocol_state(s: State) -> dict:
-    """The state as the engine protocol carries it (conformance/PROTOCOL.md "state")."""
-    j = state_json(s)
-    return {"hands": j["hands"], "hand_sizes": [len(h) for h in j["hands"]],
-            "talon_count": len(j["talon"]), "trump": j["trump"], "table": j["table"],
-            "discard_count": j["discard_count"], "attacker": j["attacker"],
-            "defender": j["defender"], "taking": j["taking"], "out": j["out"],
-            "finished": j["finished"], "fool": s.fool}
+    """The state as the engine protocol carries it (conformance/PROTOCOL.md "state"): the fields
+    of state_json that the protocol compares, read straight from the state because the fuzzer
+    builds one per step on each side."""
+    return {"hands": [cards_json(h) for h in s.hands], "hand_sizes": [len(h) for h in s.hands],
+            "talon_count": len(s.talon), "trump": s.trump_card.text,
+            "table": [[a.text, d.text if d is not None else None] for a, d in s.table],
+            "discard_count": len(s.discard), "attacker": s.attacker, "defender": s.defender,
+            "taking": s.taking, "out": [i for i, o in enumerate(s.out) if o],
+            "finished": s.finished, "fool": s.fool}
 
 
 def state_text(s: State) -> str:

@@ -114,6 +114,11 @@ class Ruleset:
         defs = {n: (d[1], d[2], d[3]) for n, d in self.spec.definitions.items()}
         return Env(dict(vocab.STATE), self.options, defs, dict(names))
 
+    def clause_env(self, names: dict[str, Name] | None = None) -> Env:
+        """What a clause of this ruleset may refer to (vocabulary, options, definitions), plus
+        `names` (e.g. the action's seat and card), for compiling spec clauses elsewhere."""
+        return self._env(names or {})
+
     def _compile_text(self, text, file, path, want, names=None, params=()) -> Clause:
         return Compiler(self._env(names or {}), file, path).compile(text, want, params)
 

@@ -2,8 +2,8 @@
 
 Run it as `durak check --adapter "cmd:python -m durak_spec.conformance.examples.reference_engine"`.
 It reads one JSON request per line on stdin and writes one JSON answer per line on stdout, as
-conformance/PROTOCOL.md specifies. To adapt it to your engine, replace the five functions in
-ENGINE (hello, start, apply, legal, state) with calls into your engine; keep the loop.
+conformance/PROTOCOL.md specifies. To adapt it to your engine, replace the calls of `engine`
+(hello, start, apply, legal, state) with calls into your engine; keep the loop and `step`.
 """
 
 import json
@@ -20,8 +20,10 @@ def serve(engine, stdin=sys.stdin, stdout=sys.stdout) -> None:
         "apply": lambda req: engine.apply(req["action"]),
         "legal": lambda req: {"actions": engine.legal()},
         "state": lambda req: {"state": engine.state()},
+        "step": lambda req: {"steps": [step(engine, action, req) for action in req["actions"]]},
         "stop": lambda req: {},
     }
+    # hello declares "step": true (protocol 1.1), so the fuzzer sends whole games in one request
     for line in stdin:
         if not line.strip():
             continue
@@ -39,6 +41,18 @@ def serve(engine, stdin=sys.stdin, stdout=sys.stdout) -> None:
         stdout.flush()
         if answer.get("result") is not None and req.get("cmd") == "stop":
             return
+
+
+def step(engine, action: str, req: dict) -> dict:
+    """One action of a `step` request: the verdict, and after an accepted action the state and
+    the legal actions when the request asks for them."""
+    verdict = engine.apply(action)
+    if verdict["accepted"]:
+        if req.get("state"):
+            verdict["state"] = engine.state()
+        if req.get("legal"):
+            verdict["legal"] = engine.legal()
+    return verdict
 
 
 if __name__ == "__main__":

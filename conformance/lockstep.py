@@ -1,0 +1,522 @@
+"""Lockstep play: one game on the reference and on an engine side by side, judged step by step.
+
+The reference plans a stretch of the game (its own legal actions, now and then an illegal one to
+probe), the engine plays the whole stretch in one `step` request (protocol 1.1; emulated with
+apply, state and legal for engines that do not declare it), and every answer is compared with the
+reference's: the verdict, and as far as the engine's levels go the state and the legal set.
+
+A game does not stop at its first divergence. Each one is reported to the campaign with its
+signature (kind, rule, shape of the action) and a witness (a setup and the steps after which it
+shows), then play goes on:
+
+- a legal-set difference: play continues on actions both sides agree on;
+- a verdict difference: the engine is brought back to the reference's position (started from it
+  when it declares `positions`, else restarted and the accepted actions replayed) and play goes on
+  with another action;
+- a state difference: the engine is started from the reference's position when it declares
+  `positions`; otherwise the game is abandoned.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from durak_spec.conformance.coverage import ClauseCoverage
+from durak_spec.conformance.engine import comparable, state_view
+from durak_spec.conformance.protocol import check_result
+from durak_spec.conformance.transport import Adapter, EngineFault
+from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.notation import comparable_field
+from durak_spec.reference_impl.simulate import STEP_LIMIT
+from durak_spec.reference_impl.state import Action, action_text
+from durak_spec.reference_impl.vocab import ACTION_KINDS, CARD_KINDS
+
+CHUNK = 128        # actions per step request, at most; fewer while divergences cut stretches short
+CHECKPOINT = 8     # the reference is copied every this many planned steps, to go back to a step
+PROBE = 0.12       # share of steps that probe an illegal action
+PROBE_TRIES = 6    # illegal candidates drawn per probe; the one whose rule is least covered wins
+CARD_BIAS = 0.8    # share of choices among card plays when there are any (bouts grow to limits)
+AVOID = 0.9        # chance of steering away from an action that would repeat a known divergence
+# The order in which state fields are compared: the first that differs names the divergence.
+STATE_ORDER = ("finished", "fool", "out", "attacker", "defender", "taking", "table", "hands",
+               "hand_sizes", "talon_count", "discard_count", "trump")
+# Until rule attribution has its home in the interpreter, the rule named for a state field.
+STATE_RULES = {"hands": "draw.order", "talon_count": "draw.who", "hand_sizes": "draw.who",
+               "table": "bout.beaten_off", "discard_count": "bout.beaten_off",
+               "attacker": "rotation.after_beaten_off", "defender": "rotation.defender",
+               "taking": "defence.take", "out": "end.out", "finished": "end.game_over",
+               "fool": "end.fool", "trump": "deck.trump"}
+
+_TEXT: dict = {}
+
+
+def text_of(action: Action) -> str:
+    t = _TEXT.get(action)
+    if t is None:
+        t = _TEXT[action] = action_text(action)
+    return t
+
+
+def name_rule(game: Game, kind: str, action: Action | None, field_name: str | None = None) -> str:
+    """The one rule that decides a difference at `game` (the reference before the action for a
+    verdict, after it for a state field or legal set). This is the single seam to the
+    interpreter's rule attribution."""
+    if kind in ("verdict-accepts", "legal-extra") and action is not None:
+        return game.explain(action)[0]
+    if kind in ("verdict-rejects", "legal-missing") and action is not None:
+        rules = [cr.rule.id for cr in game.ruleset.legality[action.kind] if not cr.clause.const]
+        return rules[0] if rules else ""
+    if field_name is not None:
+        return STATE_RULES.get(field_name, "")
+    return ""
+
+
+def diagnose(game: Game, kind: str, action: Action | None) -> str:
+    """The counterfactual diagnosis ("plays as if X = Y") of a divergence; empty until the
+    interpreter's diagnosis is wired here."""
+    return ""
+
+
+def shape_of(action: Action | None) -> str:
+    """The shape of an action in a signature: its kind (start for a divergence before any)."""
+    return action.kind if action is not None else "start"
+
+
+@dataclass
+class Divergence:
+    """One occurrence of a divergence, with a witness that shows it."""
+
+    kind: str            # verdict-accepts, verdict-rejects, legal-extra, legal-missing, state.F, error
+    rule: str            # the rule that decides it ('' when none does)
+    shape: str           # the shape of the action
+    action: str | None   # the action at stake
+    want: object
+    have: object
+    message: str
+    setup: dict          # the witness: a setup (a deal or a mid-deal position) ...
+    steps: list          # ... and steps {"do", "expect"}; it shows at the last (or at the start)
+    players: int
+    diagnosis: str = ""
+    replayed: bool = False  # found by replaying a stored witness rather than by a new game
+
+    @property
+    def signature(self) -> str:
+        return signature(self.kind, self.rule, self.shape)
+
+    @property
+    def length(self) -> int:
+        return len(self.steps)
+
+    @property
+    def check(self) -> str:
+        """The check of a case that shows it: verdict, legal or state.<field>."""
+        return "verdict" if self.kind.startswith("verdict") else \
+            "legal" if self.kind.startswith("legal") else self.kind
+
+    def to_json(self) -> dict:
+        return {"signature": self.signature, "kind": self.kind, "rule": self.rule,
+                "shape": self.shape, "action": self.action, "message": self.message,
+                "setup": self.setup, "steps": self.steps, "players": self.players}
+
+
+def signature(kind: str, rule: str, shape: str) -> str:
+    return f"{kind} {rule or '-'} {shape}"
+
+
+class GameSkipped(Exception):
+    """The engine skipped a deal (a setup it cannot play)."""
+
+
+@dataclass
+class Planned:
+    action: Action
+    text: str
+    accept: bool
+    rule: str = ""                # the rule that refuses it, for a probe
+    view: dict | None = None      # the reference's state after it (when the engine shows state)
+    legal: set | None = None      # the reference's legal set after it (when the engine lists it)
+
+
+@dataclass
+class _Segment:
+    """Where the engine (re)starts: a setup, and accepted actions it replays from there."""
+
+    setup: Setup
+    trail: list = field(default_factory=list)
+
+
+def position_of(game: Game) -> Setup | None:
+    """The reference's current position as a mid-deal setup, or None when a setup cannot say it
+    exactly (the game started from it does not have the same state and legal actions)."""
+    s = game.state
+    try:
+        setup = Setup([list(h) for h in s.hands], list(s.talon), s.trump_card, s.dealer,
+                      s.attacker, table=[list(p) for p in s.table], defender=s.defender,
+                      taking=s.taking, passed=[i for i, p in enumerate(s.passed) if p],
+                      out=[i for i, o in enumerate(s.out) if o], bout=s.bout_number,
+                      beaten_bouts=s.beaten_bouts, discard=len(s.discard))
+        again = Game(game.ruleset, setup)
+    except DurakError:
+        return None
+    if state_view(again) != state_view(game) or \
+            set(again.legal_actions()) != set(game.legal_actions()):
+        return None
+    return setup
+
+
+class Lockstep:
+    """Plays games of one variant on the reference and an engine, reporting every divergence to
+    `on_divergence` and the rules exercised to `coverage`."""
+
+    def __init__(self, spec, adapter: Adapter, hello: dict, preset: str, options: dict,
+                 on_divergence=None, coverage: ClauseCoverage | None = None):
+        self.spec, self.adapter, self.hello = spec, adapter, hello
+        self.preset = preset
+        self.ruleset = spec.ruleset(preset, options)
+        self.variant = {"preset": preset, "options": dict(self.ruleset.options)}
+        levels = set(hello.get("levels", ["verdicts"]))
+        self.state_level, self.legal_level = "state" in levels, "legal" in levels
+        self.positions = hello.get("positions") is True
+        self.on_divergence = on_divergence or (lambda d: None)
+        self.wants = lambda sig, length: True   # the campaign counts occurrences it does not want
+        self.coverage = coverage if coverage is not None else ClauseCoverage(self.ruleset)
+        self.deck = self.ruleset.deck.cards
+        self.steps = 0           # engine steps judged (replays not counted)
+        self.avoid_probe: set = set()   # (rule, kind) of probes known to diverge
+        self.avoid_after: set = set()   # action kinds after which a known state divergence shows
+        self.run = float(CHUNK)         # average steps judged before a stretch is cut short
+
+    # -- steering ------------------------------------------------------------------------------
+    def known(self, div: Divergence) -> None:
+        """Steer later play away from a divergence already known, so deeper rules are reached."""
+        if div.kind in ("verdict-accepts", "legal-extra"):
+            self.avoid_probe.add((div.rule, div.shape))
+        elif div.kind.startswith("state.") and not self.positions:
+            self.avoid_after.add(div.shape)
+
+    # -- planning on the reference ----------------------------------------------------------
+    def _choose(self, g: Game, legal: list, rng: random.Random, avoid: set) -> Planned | None:
+        if rng.random() < PROBE:
+            probe = self._probe(g, legal, rng)
+            if probe is not None:
+                return probe
+        pool = legal
+        if avoid:
+            pool = [a for a in legal if text_of(a) not in avoid] or legal
+        if self.avoid_after and rng.random() < AVOID:
+            pool = [a for a in pool if a.kind not in self.avoid_after] or pool
+        cards = [a for a in pool if a.card is not None]
+        action = rng.choice(cards if cards and rng.random() < CARD_BIAS else pool)
+        return Planned(action, text_of(action), True)
+
+    def _probe(self, g: Game, legal: list, rng: random.Random) -> Planned | None:
+        s = g.state
+        legal_set = set(legal)
+        best = None
+        targets = [a for a, _ in s.table]
+        for _ in range(PROBE_TRIES):
+            seat, kind = rng.randrange(s.n), rng.choice(ACTION_KINDS)
+            if kind in CARD_KINDS:
+                hand = s.hands[seat]
+                card = rng.choice(hand) if hand and rng.random() < 0.9 else rng.choice(self.deck)
+                if kind == "cover":
+                    if not targets:
+                        continue
+                    action = Action(kind, seat, card, rng.choice(targets))
+                else:
+                    action = Action(kind, seat, card)
+            else:
+                action = Action(kind, seat)
+            if action in legal_set:
+                continue
+            rule = g.explain(action)[0]
+            if (rule, kind) in self.avoid_probe and rng.random() < AVOID:
+                continue
+            rank = 0 if self.coverage.wants_reject(rule) else 1
+            if best is None or rank < best[0]:
+                best = (rank, Planned(action, text_of(action), False, rule))
+                if rank == 0:
+                    break
+        if best is None:
+            return None
+        self.coverage.rejected(s, best[1].action, best[1].rule, legal)
+        return best[1]
+
+    def _plan(self, g: Game, rng: random.Random, avoid: set, limit: int, fixed=None):
+        """Play up to `limit` steps on `g` (mutated); return the steps and checkpoints
+        {index: copy of g before that step}."""
+        plan, checkpoints = [], {}
+        state, legal_level = self.state_level, self.legal_level
+        todo = iter(fixed) if fixed is not None else None
+        while len(plan) < limit and not g.is_terminal():
+            if len(plan) % CHECKPOINT == 0:
+                checkpoints[len(plan)] = g.clone()
+            legal = g.legal_actions()
+            if todo is not None:
+                text = next(todo, None)
+                if text is None:
+                    break
+                action = g.parse_action(text)
+                rule = g.explain(action)[0]
+                p = Planned(action, text_of(action), not rule, rule)
+            else:
+                p = self._choose(g, legal, rng, avoid if not plan else ())
+            if p.accept:
+                self.coverage.accepted(g.state, p.action)
+                g.apply_action(p.action)
+                if state:
+                    p.view = comparable(state_view(g))
+                if legal_level:
+                    p.legal = {text_of(a) for a in g.legal_actions()}
+            plan.append(p)
+        return plan, checkpoints
+
+    @staticmethod
+    def _game_at(checkpoints: dict, plan: list, j: int, cursor: list | None = None) -> Game:
+        """The reference after the first j planned steps (a copy). `cursor` [index, game] keeps
+        the last one so that judging a segment in order replays each step once."""
+        if cursor is not None and cursor[1] is not None and cursor[0] <= j:
+            base, g = cursor
+        else:
+            base = max(k for k in checkpoints if k <= j)
+            g = checkpoints[base].clone()
+        for p in plan[base:j]:
+            if p.accept:
+                g.apply_action(p.action)
+        if cursor is not None:
+            cursor[0], cursor[1] = j, g
+        return g
+
+    # -- the engine side -----------------------------------------------------------------------
+    def _start(self, seg: _Segment, compare: bool, witness_players: int) -> bool:
+        """(Re)start the engine at the segment's setup and replay its trail. False when the game
+        cannot go on (a divergence was reported)."""
+        setup_json = seg.setup.to_json()
+        requests = [("start", {"variant": self.variant, "setup": setup_json})]
+        if compare and self.state_level:
+            requests.append(("state", {}))
+        if compare and self.legal_level:
+            requests.append(("legal", {}))
+        try:
+            replies = self.adapter.calls(requests)
+        except EngineFault as fault:
+            self._fault(fault, seg, None, "start")
+            return False
+        start = replies[0]
+        if start.kind == "skipped":
+            raise GameSkipped(start.value)
+        if start.kind != "result":
+            self._report("error", "", None, "a result", f"{start.kind}: {start.value}",
+                         f"the engine answered start with {start.kind}: {start.value}", seg, [])
+            return False
+        if compare:
+            g = Game(self.ruleset, seg.setup)
+            for reply in replies[1:]:
+                if reply.kind != "result" or check_result(requests[replies.index(reply)][0], reply.value):
+                    self._report("error", "", None, "a valid result", reply.value,
+                                 f"the engine's answer at the start is out of protocol: "
+                                 f"{reply.kind}: {reply.value!r:.200}", seg, [])
+                    return False
+            k = 1
+            if self.state_level:
+                view = comparable(state_view(g))
+                if not self._check_state(g, view, replies[k].value.get("state"), None, seg, []):
+                    return False
+                k += 1
+            if self.legal_level:
+                want = {text_of(a) for a in g.legal_actions()}
+                self._check_legal(g, want, replies[k].value.get("actions"), seg, [])
+        if seg.trail:
+            entries = self._step(seg.trail, seg, [])
+            if entries is None:
+                return False
+            if len(entries) != len(seg.trail) or not all(e.get("accepted") for e in entries):
+                self._report("error", "", None, "the same verdicts", "other verdicts",
+                             "the engine answered differently when the same actions were "
+                             "replayed from the same setup (is it deterministic?)", seg, [])
+                return False
+        return True
+
+    def _step(self, texts: list, seg: _Segment, before: list):
+        """The engine's entries for `texts`, or None after reporting an error."""
+        try:
+            reply = self.adapter.step(texts, self.state_level, self.legal_level)
+        except EngineFault as fault:
+            self._fault(fault, seg, None, "step")
+            return None
+        if reply.kind == "result":
+            problem = check_result("step", reply.value)
+            if not problem:
+                return reply.value["steps"]
+            detail = problem
+        else:
+            detail = f"{reply.kind}: {reply.value}"
+        self._report("error", "", None, "a result", detail,
+                     f"the engine answered step with {detail}", seg, [])
+        return None
+
+    def _fault(self, fault: EngineFault, seg: _Segment, action, cmd: str) -> None:
+        try:
+            self.hello = self.adapter.restart()
+        except Exception:  # the next start reports it again
+            pass
+        self._report("error", "", action, "an answer", f"{fault.what}: {fault.detail}",
+                     f"the engine failed on {cmd}: {fault}", seg, [])
+
+    # -- judging -------------------------------------------------------------------------------
+    def _report(self, kind, rule, action: Action | None, want, have, message, seg: _Segment,
+                steps: list, diagnosis=None) -> None:
+        """Report one occurrence. The witness (and the diagnosis, a callable) is built only when
+        the campaign wants it: a new signature, or a shorter witness of a known one."""
+        shape = shape_of(action) if kind != "error" or action is not None else "step"
+        sig = signature(kind, rule, shape)
+        if not self.wants(sig, len(seg.trail) + len(steps)):
+            return
+        witness = [{"do": t, "expect": "accept"} for t in seg.trail] + [dict(s) for s in steps]
+        self.on_divergence(Divergence(
+            kind, rule, shape, text_of(action) if action is not None else None, want, have,
+            message, seg.setup.to_json(), witness, seg.setup.players,
+            diagnosis() if callable(diagnosis) else ""))
+
+    def _check_state(self, g: Game, want: dict, have, action, seg, steps) -> bool:
+        """Report the first state field that differs; False when one does."""
+        if have == want:
+            return True
+        where = f"after {text_of(action)}" if action is not None else "at the start"
+        problem = check_result("state", {"state": have})
+        if problem:
+            self._report("error", "", action, "a valid state", have,
+                         f"state {where}: {problem}", seg, steps)
+            return False
+        for key in STATE_ORDER:
+            if key in want and key in have and \
+                    comparable_field(key, want[key]) != comparable_field(key, have[key]):
+                self._report(f"state.{key}", name_rule(g, f"state.{key}", action, key), action,
+                             want[key], have[key],
+                             f"state.{key} {where}: want {want[key]!r}, have {have[key]!r}",
+                             seg, steps, lambda: diagnose(g, f"state.{key}", action))
+                return False
+        return True
+
+    def _check_legal(self, g: Game, want: set, have, seg, steps) -> set | None:
+        """Report the legal-set differences, one per signature; return the engine's set."""
+        if type(have) is list and len(have) == len(want) and want.issuperset(have):
+            return want
+        if check_result("legal", {"actions": have}):
+            self._report("error", "", None, "a list of actions", have,
+                         f"legal: {check_result('legal', {'actions': have})}", seg, steps)
+            return None
+        have_set = {" ".join(a.split()) for a in have}
+        if have_set == want:
+            return have_set
+        where = f"after {steps[-1]['do']}" if steps else "at the start"
+        seen: set = set()
+        for kind, texts in (("legal-extra", sorted(have_set - want)),
+                            ("legal-missing", sorted(want - have_set))):
+            for text in texts:
+                try:
+                    action = g.parse_action(text)
+                except DurakError:
+                    action = None
+                rule = name_rule(g, kind, action) if action is not None else ""
+                key = (kind, rule, shape_of(action) if action else "unreadable")
+                if key in seen:
+                    continue
+                seen.add(key)
+                verb = "lists" if kind == "legal-extra" else "omits"
+                self._report(kind, rule, action, sorted(want), sorted(have_set),
+                             f"legal actions {where}: the engine {verb} {text}"
+                             + (f" ({rule})" if rule else ""), seg, steps,
+                             lambda: diagnose(g, kind, action) if action is not None else "")
+        return have_set
+
+    # -- one game ------------------------------------------------------------------------------
+    def play(self, setup: Setup, rng: random.Random, fixed: list | None = None) -> None:
+        """One game from `setup`: random play (or the actions `fixed`, then stop)."""
+        g = Game(self.ruleset, setup)
+        seg = _Segment(setup)
+        restart, first, avoid, played = True, True, set(), 0
+        while not g.is_terminal() and played < STEP_LIMIT:
+            if restart:
+                if not self._start(seg, first, setup.players):
+                    return
+                restart, first = False, False
+            chunk = max(8, min(CHUNK, int(2 * self.run)))
+            plan, checkpoints = self._plan(g, rng, avoid, min(chunk, STEP_LIMIT - played), fixed)
+            if not plan:
+                return
+            entries = self._step([p.text for p in plan], seg, [])
+            if entries is None:
+                return
+            outcome, j, avoid = self._judge(plan, checkpoints, entries, seg, fixed is not None)
+            self.steps += j if outcome != "done" else len(plan)
+            played += len(plan)
+            if fixed is None and (outcome != "done" or len(plan) >= chunk):
+                self.run = 0.8 * self.run + 0.2 * (j if outcome != "done" else 2 * len(plan))
+            if outcome == "done":
+                seg.trail += [p.text for p in plan if p.accept]
+                if fixed is not None:
+                    fixed = fixed[len(plan):]
+                    if not fixed:
+                        return
+                continue
+            if outcome == "abandon" or fixed is not None:
+                return
+            # bring the engine back to the reference after the first j planned steps
+            g = self._game_at(checkpoints, plan, j)
+            restart = True
+            position = position_of(g) if self.positions else None
+            if position is not None:
+                seg, g = _Segment(position), Game(self.ruleset, position)
+            else:
+                seg.trail += [p.text for p in plan[:j] if p.accept]
+
+    def _judge(self, plan: list, checkpoints: dict, entries: list, seg: _Segment, fixed: bool):
+        """('done', n, _) when every step matched, ('cut', j, avoid) to go back to the reference
+        after j steps and avoid an action there, ('abandon', j, _) to give the game up."""
+        state, legal = self.state_level, self.legal_level
+        steps: list = []
+        cursor: list = [0, None]
+        for j, p in enumerate(plan):
+            if j >= len(entries):
+                self._report("error", "", p.action, "an entry per action",
+                             f"{len(entries)} entries for {len(plan)} actions",
+                             f"the engine answered {len(entries)} of {len(plan)} actions", seg, steps)
+                return "abandon", j, set()
+            e = entries[j]
+            accepted = e.get("accepted")
+            if accepted is not p.accept:
+                g = self._game_at(checkpoints, plan, j)
+                expect = "accept" if p.accept else "reject"
+                if p.accept:
+                    reason = f" ({e['reason']})" if e.get("reason") else ""
+                    kind, want, have = "verdict-rejects", "accepted", f"rejected{reason}"
+                    message = f"{p.text}: the reference accepts it, the engine rejects it{reason}"
+                    rule = name_rule(g, kind, p.action)
+                else:
+                    kind, want, have, rule = "verdict-accepts", f"rejected by {p.rule}", "accepted", p.rule
+                    message = f"{p.text}: the reference rejects it by {p.rule}, the engine accepts it"
+                self._report(kind, rule, p.action, want, have, message, seg,
+                             steps + [{"do": p.text, "expect": expect}],
+                             lambda: diagnose(g, kind, p.action))
+                return "cut", j, {p.text}
+            if not accepted:
+                continue
+            steps.append({"do": p.text, "expect": "accept"})
+            if state and e.get("state") != p.view:
+                g = self._game_at(checkpoints, plan, j + 1, cursor)
+                if not self._check_state(g, p.view, e.get("state"), p.action, seg, steps):
+                    return ("cut", j + 1, set()) if self.positions else ("abandon", j, set())
+            if legal:
+                have = e.get("legal")
+                if type(have) is not list or len(have) != len(p.legal) or not p.legal.issuperset(have):
+                    g = self._game_at(checkpoints, plan, j + 1, cursor)
+                    have_set = self._check_legal(g, p.legal, have, seg, steps)
+                    if have_set is None:
+                        return "abandon", j, set()
+                    nxt = plan[j + 1] if j + 1 < len(plan) and not fixed else None
+                    if nxt is not None and nxt.accept != (nxt.text in have_set):
+                        return "cut", j + 1, {nxt.text}
+        return "done", len(plan), set()
