@@ -61,9 +61,17 @@ class Entry:
     count: int = 1
     first_game: int = 0
     known: str | None = None     # the ledger's reason when the divergence is known
+    replayed: bool = False       # first found by replaying a saved witness
     case: dict | None = None
     case_path: Path | None = None
     found_length: int = 0        # the witness's length before shrinking
+    # the signatures seen before every occurrence of this one, since the engine was last in sync
+    # with the reference: when not empty, this divergence is probably their consequence
+    after: set = field(default_factory=set)
+
+    @property
+    def follows(self) -> list:
+        return sorted(self.after)
 
     @property
     def signature(self) -> str:
@@ -74,9 +82,9 @@ class Entry:
         return {"signature": w.signature, "kind": w.kind, "rule": w.rule, "shape": w.shape,
                 "status": "known" if self.known is not None else "new",
                 "occurrences": self.count, "first_game": self.first_game,
-                "replayed": w.replayed, "steps": len(w.steps), "found_steps": self.found_length,
+                "replayed": self.replayed, "steps": len(w.steps), "found_steps": self.found_length,
                 "from_position": _is_position(w.setup), "message": w.message,
-                "diagnosis": w.diagnosis, "known": self.known,
+                "diagnosis": w.diagnosis, "known": self.known, "follows": self.follows,
                 "case": self.case["id"] if self.case else None,
                 "case_path": str(self.case_path) if self.case_path else None}
 
@@ -110,9 +118,12 @@ class FuzzResult:
 
 
 # -- the known-divergences ledger -------------------------------------------------------------
-def load_known(path) -> dict[str, str]:
+KINDS = ("verdict-accepts", "verdict-rejects", "legal-extra", "legal-missing", "error")
+
+
+def load_known(path, spec=None) -> dict[str, str]:
     """Read a ledger `known_divergences: {signature: reason}` (the signatures durak fuzz prints,
-    e.g. `legal-extra bout.pass pass`)."""
+    e.g. `legal-extra bout.pass pass`), naming the entry of any mistake."""
     try:
         data = load_file(path)
     except InputError as exc:
@@ -122,9 +133,14 @@ def load_known(path) -> dict[str, str]:
         raise AdapterError(f"{path}: a known-divergences file is a mapping `known_divergences:` of "
                            "signature (as durak fuzz prints it: KIND RULE SHAPE) to a one-line reason")
     for key, reason in entries.items():
-        if not isinstance(key, str) or len(key.split()) != 3:
+        words = key.split() if isinstance(key, str) else []
+        if len(words) != 3 or not (words[0] in KINDS or words[0].startswith("state.")):
             raise AdapterError(f"{path}: known_divergences: {key!r} is not a signature "
-                               "KIND RULE SHAPE, e.g. 'verdict-accepts limits.cap throw'")
+                               f"KIND RULE SHAPE (kinds: {', '.join(KINDS)}, state.FIELD), "
+                               "e.g. 'verdict-accepts limits.cap throw'")
+        if spec is not None and words[1] != "-" and words[1] not in spec.rules_by_id:
+            raise AdapterError(f"{path}: known_divergences: {key!r} names no rule of the spec "
+                               f"({words[1]})")
         if not isinstance(reason, str) or not reason.strip():
             raise AdapterError(f"{path}: known_divergences.{key}: give the reason in one line")
     return dict(entries)
@@ -180,23 +196,26 @@ class Campaign:
         self.coverage = self.lock.coverage = ClauseCoverage(rs, self.players or [2])
         self.saved: set = set()
         self.replayed_signatures: set = set()
+        self.replaying = False
         for sig in known:
             kind, rule, shape = sig.split()
             self.lock.known(Divergence(kind, rule, shape, None, None, None, "", {}, [], 0))
 
-    def _wants(self, sig: str, length: int) -> bool:
+    def _wants(self, sig: str, length: int, prior: frozenset) -> bool:
         """Count an occurrence; True when its witness is wanted (new, or shorter)."""
         entry = self.entries.get(sig)
         if entry is None:
             return True
         entry.count += 1
+        entry.after &= prior
         return length < entry.witness.length
 
     def _record(self, div: Divergence) -> None:
         entry = self.entries.get(div.signature)
         if entry is None:
-            self.entries[div.signature] = Entry(div, first_game=self.game,
-                                                known=self.known.get(div.signature))
+            self.entries[div.signature] = Entry(div, first_game=self.game, replayed=self.replaying,
+                                                known=self.known.get(div.signature),
+                                                after=set(div.after))
             self.lock.known(div)
             if self.db is not None:
                 self._save(div)
@@ -223,14 +242,13 @@ class Campaign:
                 self.replayed_signatures.add(item.get("signature"))
                 setup = Setup.from_json(item["setup"], self.lock.ruleset.deck,
                                         self.lock.ruleset.player_limits)
-                before = {s: e.count for s, e in self.entries.items()}
+                self.replaying = True
                 self.lock.play(setup, random.Random(0), fixed=[s["do"] for s in item["steps"]])
             except (ValueError, KeyError, TypeError, DurakError, GameSkipped):
                 continue  # a witness from another spec version, or a setup the engine skips
+            finally:
+                self.replaying = False
             n += 1
-            for sig, entry in self.entries.items():
-                if sig not in before and entry.first_game == self.game:
-                    entry.witness.replayed = True
         return n
 
     def play_game(self, rng: random.Random) -> None:
@@ -245,7 +263,7 @@ class Campaign:
         found: list[Divergence] = []
         saved = self.lock.on_divergence, self.lock.coverage, self.lock.wants
         self.lock.on_divergence, self.lock.coverage = found.append, self._scratch_coverage
-        self.lock.wants = lambda sig, length: True
+        self.lock.wants = lambda sig, length, prior: True
         steps_before = self.lock.steps
         try:
             setup = Setup.from_json(setup_json, self.lock.ruleset.deck,
@@ -359,7 +377,6 @@ class Campaign:
 def _keep(old: Divergence, new: Divergence, force: bool = False) -> Divergence:
     """The shorter of two witnesses, keeping the first one's facts (rule, diagnosis)."""
     if force or new.length < old.length or (new.length == old.length and old.steps != new.steps):
-        new.replayed = old.replayed
         return new
     return old
 
@@ -409,7 +426,8 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
     result.games, result.steps, result.skipped = camp.game, camp.lock.steps, skipped
     if camp.game == 0 and skipped:
         result.errors.append(f"the engine skipped every deal ({skipped}): {reason}")
-    entries = sorted(camp.entries.values(), key=lambda e: (e.known is not None, e.first_game))
+    entries = sorted(camp.entries.values(),
+                     key=lambda e: (e.known is not None, bool(e.after), e.first_game))
     for entry in entries:
         entry.found_length = entry.witness.length
         if shrink:

@@ -39,6 +39,7 @@ PROBE = 0.12       # share of steps that probe an illegal action
 PROBE_TRIES = 6    # illegal candidates drawn per probe; the one whose rule is least covered wins
 CARD_BIAS = 0.8    # share of choices among card plays when there are any (bouts grow to limits)
 AVOID = 0.9        # chance of steering away from an action that would repeat a known divergence
+MAX_CUTS = 64      # times a game may go back to the reference before it is given up
 # The order in which state fields are compared: the first that differs names the divergence.
 STATE_ORDER = ("finished", "fool", "out", "attacker", "defender", "taking", "table", "hands",
                "hand_sizes", "talon_count", "discard_count", "trump")
@@ -99,7 +100,7 @@ class Divergence:
     steps: list          # ... and steps {"do", "expect"}; it shows at the last (or at the start)
     players: int
     diagnosis: str = ""
-    replayed: bool = False  # found by replaying a stored witness rather than by a new game
+    after: frozenset = frozenset()  # signatures seen before it since the engine was last in sync
 
     @property
     def signature(self) -> str:
@@ -180,7 +181,9 @@ class Lockstep:
         self.state_level, self.legal_level = "state" in levels, "legal" in levels
         self.positions = hello.get("positions") is True
         self.on_divergence = on_divergence or (lambda d: None)
-        self.wants = lambda sig, length: True   # the campaign counts occurrences it does not want
+        self.wants = lambda sig, length, prior: True  # the campaign counts what it does not want
+        self.since_sync: frozenset = frozenset()  # signatures seen since the last (re)start
+        self.pending: set = set()                 # ... and at the step being judged
         self.coverage = coverage if coverage is not None else ClauseCoverage(self.ruleset)
         self.deck = self.ruleset.deck.cards
         self.steps = 0           # engine steps judged (replays not counted)
@@ -197,21 +200,28 @@ class Lockstep:
             self.avoid_after.add(div.shape)
 
     # -- planning on the reference ----------------------------------------------------------
-    def _choose(self, g: Game, legal: list, rng: random.Random, avoid: set) -> Planned | None:
+    def _choose(self, g: Game, legal: list, rng: random.Random, avoid: set,
+                agree: set | None = None) -> Planned | None:
+        """The next action: a probe now and then, else a legal one; `avoid` and `agree` (the
+        engine's own legal set, when known) restrict the first choice after going back. None
+        when no action is left that both sides agree on."""
+        pool = legal
+        if avoid or agree is not None:
+            pool = [a for a in legal if text_of(a) not in avoid
+                    and (agree is None or text_of(a) in agree)]
+            if not pool:
+                return None
         if rng.random() < PROBE:
-            probe = self._probe(g, legal, rng)
+            probe = self._probe(g, legal, rng, agree)
             if probe is not None:
                 return probe
-        pool = legal
-        if avoid:
-            pool = [a for a in legal if text_of(a) not in avoid] or legal
         if self.avoid_after and rng.random() < AVOID:
             pool = [a for a in pool if a.kind not in self.avoid_after] or pool
         cards = [a for a in pool if a.card is not None]
         action = rng.choice(cards if cards and rng.random() < CARD_BIAS else pool)
         return Planned(action, text_of(action), True)
 
-    def _probe(self, g: Game, legal: list, rng: random.Random) -> Planned | None:
+    def _probe(self, g: Game, legal: list, rng: random.Random, agree=None) -> Planned | None:
         s = g.state
         legal_set = set(legal)
         best = None
@@ -229,7 +239,7 @@ class Lockstep:
                     action = Action(kind, seat, card)
             else:
                 action = Action(kind, seat)
-            if action in legal_set:
+            if action in legal_set or agree is not None and text_of(action) in agree:
                 continue
             rule = g.explain(action)[0]
             if (rule, kind) in self.avoid_probe and rng.random() < AVOID:
@@ -244,7 +254,7 @@ class Lockstep:
         self.coverage.rejected(s, best[1].action, best[1].rule, legal)
         return best[1]
 
-    def _plan(self, g: Game, rng: random.Random, avoid: set, limit: int, fixed=None):
+    def _plan(self, g: Game, rng: random.Random, avoid: set, limit: int, fixed=None, agree=None):
         """Play up to `limit` steps on `g` (mutated); return the steps and checkpoints
         {index: copy of g before that step}."""
         plan, checkpoints = [], {}
@@ -262,7 +272,10 @@ class Lockstep:
                 rule = g.explain(action)[0]
                 p = Planned(action, text_of(action), not rule, rule)
             else:
-                p = self._choose(g, legal, rng, avoid if not plan else ())
+                p = self._choose(g, legal, rng, avoid, agree) if not plan else \
+                    self._choose(g, legal, rng, ())
+                if p is None:
+                    break
             if p.accept:
                 self.coverage.accepted(g.state, p.action)
                 g.apply_action(p.action)
@@ -290,9 +303,10 @@ class Lockstep:
         return g
 
     # -- the engine side -----------------------------------------------------------------------
-    def _start(self, seg: _Segment, compare: bool, witness_players: int) -> bool:
+    def _start(self, seg: _Segment, compare: bool) -> bool:
         """(Re)start the engine at the segment's setup and replay its trail. False when the game
         cannot go on (a divergence was reported)."""
+        self.since_sync, self.pending = frozenset(), set()
         setup_json = seg.setup.to_json()
         requests = [("start", {"variant": self.variant, "setup": setup_json})]
         if compare and self.state_level:
@@ -327,7 +341,8 @@ class Lockstep:
                 k += 1
             if self.legal_level:
                 want = {text_of(a) for a in g.legal_actions()}
-                self._check_legal(g, want, replies[k].value.get("actions"), seg, [])
+                have = self._check_legal(g, want, replies[k].value.get("actions"), seg, [])
+                self.agree = None if have is None or have == want else have
         if seg.trail:
             entries = self._step(seg.trail, seg, [])
             if entries is None:
@@ -372,13 +387,15 @@ class Lockstep:
         the campaign wants it: a new signature, or a shorter witness of a known one."""
         shape = shape_of(action) if kind != "error" or action is not None else "step"
         sig = signature(kind, rule, shape)
-        if not self.wants(sig, len(seg.trail) + len(steps)):
+        prior = self.since_sync
+        self.pending.add(sig)
+        if not self.wants(sig, len(seg.trail) + len(steps), prior):
             return
         witness = [{"do": t, "expect": "accept"} for t in seg.trail] + [dict(s) for s in steps]
         self.on_divergence(Divergence(
             kind, rule, shape, text_of(action) if action is not None else None, want, have,
             message, seg.setup.to_json(), witness, seg.setup.players,
-            diagnosis() if callable(diagnosis) else ""))
+            diagnosis() if callable(diagnosis) else "", after=prior))
 
     def _check_state(self, g: Game, want: dict, have, action, seg, steps) -> bool:
         """Report the first state field that differs; False when one does."""
@@ -437,20 +454,23 @@ class Lockstep:
         """One game from `setup`: random play (or the actions `fixed`, then stop)."""
         g = Game(self.ruleset, setup)
         seg = _Segment(setup)
-        restart, first, avoid, played = True, True, set(), 0
-        while not g.is_terminal() and played < STEP_LIMIT:
+        restart, avoid, played, cuts = True, set(), 0, 0
+        self.agree = None
+        while not g.is_terminal() and played < STEP_LIMIT and cuts < MAX_CUTS:
             if restart:
-                if not self._start(seg, first, setup.players):
+                if not self._start(seg, not seg.trail):
                     return
-                restart, first = False, False
+                restart = False
             chunk = max(8, min(CHUNK, int(2 * self.run)))
-            plan, checkpoints = self._plan(g, rng, avoid, min(chunk, STEP_LIMIT - played), fixed)
+            plan, checkpoints = self._plan(g, rng, avoid, min(chunk, STEP_LIMIT - played), fixed,
+                                           self.agree)
             if not plan:
                 return
             entries = self._step([p.text for p in plan], seg, [])
             if entries is None:
                 return
-            outcome, j, avoid = self._judge(plan, checkpoints, entries, seg, fixed is not None)
+            outcome, j, more = self._judge(plan, checkpoints, entries, seg, fixed is not None)
+            avoid = avoid | more if outcome == "cut" and j == 0 else more
             self.steps += j if outcome != "done" else len(plan)
             played += len(plan)
             if fixed is None and (outcome != "done" or len(plan) >= chunk):
@@ -465,6 +485,7 @@ class Lockstep:
             if outcome == "abandon" or fixed is not None:
                 return
             # bring the engine back to the reference after the first j planned steps
+            cuts += 1
             g = self._game_at(checkpoints, plan, j)
             restart = True
             position = position_of(g) if self.positions else None
@@ -479,7 +500,10 @@ class Lockstep:
         state, legal = self.state_level, self.legal_level
         steps: list = []
         cursor: list = [0, None]
+        agree = self.agree
         for j, p in enumerate(plan):
+            if self.pending:
+                self.since_sync, self.pending = self.since_sync | self.pending, set()
             if j >= len(entries):
                 self._report("error", "", p.action, "an entry per action",
                              f"{len(entries)} entries for {len(plan)} actions",
@@ -501,6 +525,7 @@ class Lockstep:
                 self._report(kind, rule, p.action, want, have, message, seg,
                              steps + [{"do": p.text, "expect": expect}],
                              lambda: diagnose(g, kind, p.action))
+                self.agree = agree
                 return "cut", j, {p.text}
             if not accepted:
                 continue
@@ -508,15 +533,20 @@ class Lockstep:
             if state and e.get("state") != p.view:
                 g = self._game_at(checkpoints, plan, j + 1, cursor)
                 if not self._check_state(g, p.view, e.get("state"), p.action, seg, steps):
+                    self.agree = None
                     return ("cut", j + 1, set()) if self.positions else ("abandon", j, set())
             if legal:
                 have = e.get("legal")
+                agree = None
                 if type(have) is not list or len(have) != len(p.legal) or not p.legal.issuperset(have):
                     g = self._game_at(checkpoints, plan, j + 1, cursor)
                     have_set = self._check_legal(g, p.legal, have, seg, steps)
                     if have_set is None:
                         return "abandon", j, set()
+                    agree = have_set
                     nxt = plan[j + 1] if j + 1 < len(plan) and not fixed else None
                     if nxt is not None and nxt.accept != (nxt.text in have_set):
+                        self.agree = agree
                         return "cut", j + 1, {nxt.text}
+        self.agree = agree if legal else None
         return "done", len(plan), set()

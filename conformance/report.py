@@ -85,6 +85,7 @@ def write_html(path, results: list[Result], meta: dict) -> None:
            f"{len(results)} case runs, {html.escape(str(meta.get('finished', '')))}.</p><table>"]
     out += [f"<tr><td class='{s}'>{s}</td><td>{n}</td></tr>" for s, n in counts.items() if n]
     out.append("</table>")
+    out += _fuzz_html(meta.get("fuzz") or [])
     by_area = defaultdict(list)
     for r in results:
         by_area[r.area or "other"].append(r)
@@ -111,6 +112,25 @@ def write_html(path, results: list[Result], meta: dict) -> None:
     out.append("</body></html>")
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(out))
+
+
+def _fuzz_html(campaigns: list) -> list[str]:
+    """durak fuzz: per campaign, the games played and the rule coverage."""
+    out = []
+    for c in campaigns:
+        out.append(f"<h2>Fuzzing under {html.escape(str(c['variant']))}: {c['games']} games, "
+                   f"{len(c['divergences'])} distinct divergence(s)</h2><table>"
+                   "<tr><th>rule</th><th>accept</th><th>reject</th></tr>")
+        for rule, entry in sorted(c["coverage"].items()):
+            cells = []
+            for side in ("accept", "reject"):
+                e = entry[side]
+                text, cls = ("-", "skip") if e["target"] is None else \
+                    ("reached", "pass") if e["exercised"] else ("not reached", "fail")
+                cells.append(f"<td class='{cls}'>{text}{' (edge)' if e['target'] == 'edge' else ''}</td>")
+            out.append(f"<tr><td><code>{html.escape(rule)}</code></td>{''.join(cells)}</tr>")
+        out.append("</table>")
+    return out
 
 
 def now() -> str:

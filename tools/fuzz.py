@@ -1,19 +1,24 @@
-"""`durak fuzz`: differential fuzzing of an engine against the reference (conformance/fuzz.py).
+"""`durak fuzz`: differential fuzzing campaigns of an engine against the reference
+(conformance/fuzz.py).
 
-Exit 0 when nothing diverged, 1 when something did (the minimal case is written and its path
-printed), 2 on usage errors.
+Every distinct divergence is listed once, with the rule that decides it, its occurrences and the
+path of its shrunk case; the rule coverage of the campaign follows. Exit 0 when nothing new
+diverged, 1 on new divergences (or a known one whose saved witness no longer diverges), 2 on usage
+errors, 130 when interrupted (what was found so far is reported and written).
 """
 
 from __future__ import annotations
 
+import shlex
 import sys
-import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
 import click
 
-from durak_spec.conformance.fuzz import fuzz
+from durak_spec.conformance import report as reports
+from durak_spec.conformance.coverage import summary
+from durak_spec.conformance.fuzz import FuzzResult, fuzz, load_known, results_of
+from durak_spec.conformance.runner import exit_code
 from durak_spec.conformance.transport import (
     DEFAULT_TIMEOUT,
     AdapterError,
@@ -26,8 +31,8 @@ from durak_spec.tools.common import UserError, _load, _parse_options
 
 
 def fuzz_one(spec_dir, adapter_name, preset, options, players, games, seed_value, out_dir,
-             timeout, shrink=True) -> dict:
-    """One fuzzing campaign (one worker); returns a plain summary dict (picklable)."""
+             timeout, shrink, known, database) -> tuple[FuzzResult, dict, dict]:
+    """One campaign (one worker): (result, the engine's hello, the options fuzzed under)."""
     spec = load_spec(spec_dir)
     adapter = make_adapter(adapter_name, timeout, spec)
     try:
@@ -45,83 +50,218 @@ def fuzz_one(spec_dir, adapter_name, preset, options, players, games, seed_value
             for name, values in declared.items():
                 if name not in fixed and values and preset_values.get(name) not in values:
                     fixed[name] = values[0]
-        res = fuzz(spec, adapter, hello, preset=preset, options=fixed, players=players, games=games,
-                   seed_value=seed_value, out_dir=Path(out_dir), adapter_name=adapter_name,
-                   shrink=shrink)
+        res = fuzz(spec, adapter, hello, preset=preset, options=fixed, players=players,
+                   games=games, seed_value=seed_value, out_dir=out_dir, adapter_name=adapter_name,
+                   shrink=shrink, known=known, database=database)
     finally:
         adapter.close()
-    summary = {"games": res.games, "steps": res.steps, "seconds": res.seconds, "seed": seed_value,
-               "options": fixed, "skipped": res.skipped, "errors": res.errors}
-    if res.found is not None:
-        d = res.found.divergence
-        summary.update(case=str(res.case_path), message=d.message, rules=d.rules, step=d.step,
-                       check=d.check, want=d.want, have=d.have, case_id=res.case["id"])
-    return summary
+    return res, hello, fixed
+
+
+def merge(results: list[FuzzResult]) -> FuzzResult:
+    """One result of several workers' campaigns: divergences by signature (occurrences added,
+    the shortest witness kept), coverage side by side."""
+    out = FuzzResult()
+    by_sig: dict = {}
+    for r in results:
+        out.games += r.games
+        out.steps += r.steps
+        out.seconds = max(out.seconds, r.seconds)
+        out.skipped += r.skipped
+        out.replayed += r.replayed
+        out.errors += r.errors
+        out.interrupted |= r.interrupted
+        for e in r.entries:
+            have = by_sig.get(e.signature)
+            if have is None:
+                by_sig[e.signature] = e
+            else:
+                have.count += e.count
+                have.after &= e.after
+                if e.witness.length < have.witness.length:
+                    have.witness, have.case, have.case_path = e.witness, e.case, e.case_path
+        for rule, entry in r.coverage.items():
+            mine = out.coverage.setdefault(rule, entry)
+            for side in ("accept", "reject"):
+                if entry[side]["exercised"] and not mine[side]["exercised"]:
+                    mine[side] = entry[side]
+    out.entries = sorted(by_sig.values(), key=lambda e: (e.known is not None, bool(e.after),
+                                                         e.first_game))
+    seen = {e.signature for e in out.entries}
+    vanished: dict = {}
+    for r in results:
+        for sig, reason, replayed in r.vanished:
+            if sig not in seen:
+                vanished[sig] = (sig, reason, replayed or vanished.get(sig, ("", "", False))[2])
+    out.vanished = list(vanished.values())
+    return out
+
+
+def _print(res: FuzzResult, adapter_name: str, preset: str, players, options, out_dir, jobs,
+           quiet: bool, spec_dir) -> None:
+    rate = res.games / res.seconds if res.seconds else 0.0
+    who = f"{players} players" if players else "every player count it plays"
+    click.echo(f"{adapter_name} under {preset} ({who}): {res.games} games, {res.steps} steps in "
+               f"{res.seconds:.2f} s ({rate:.0f} games/s, {jobs} job(s))"
+               + (f"; {res.replayed} saved witness(es) replayed first" if res.replayed else ""))
+    if options:
+        click.echo(f"options fixed by the engine's declared house rules and --option: {options}")
+    if res.skipped:
+        click.echo(f"{res.skipped} deal(s) skipped by the engine (outside what it plays)")
+    for err in res.errors:
+        click.echo(f"error: {err}", err=True)
+    new, known = res.new, [e for e in res.entries if e.known is not None]
+    click.echo(f"{len(res.entries)} distinct divergence(s): {len(new)} new, {len(known)} known; "
+               f"{sum(1 for e in res.entries if not e.after)} seen on their own")
+    spec_opt = f" --spec {shlex.quote(spec_dir)}" if spec_dir else ""
+    for e in res.entries:
+        w = e.witness
+        tag = "NEW  " if e.known is None else "known"
+        click.echo(f"{tag} {w.signature}: seen {e.count} time(s), first in game {e.first_game}"
+                   + (" (replayed from the database)" if e.replayed else ""))
+        click.echo(f"      rule: {w.rule or '-'}; {w.message}")
+        if e.after:
+            click.echo(f"      always after {', '.join(e.follows)} (probably its consequence)")
+        if w.diagnosis:
+            click.echo(f"      diagnosis: {w.diagnosis}")
+        if e.known is not None:
+            click.echo(f"      known: {e.known}")
+        if e.case_path:
+            start = "a mid-deal position" if _is_position(w.setup) else "a deal"
+            click.echo(f"      case: {e.case_path} ({len(w.steps)} step(s) from {start}; "
+                       f"found in {e.found_length})")
+            if not quiet:
+                click.echo(f"      replay: durak{spec_opt} check --adapter "
+                           f"{shlex.quote(adapter_name)} --cases-dir {shlex.quote(str(out_dir))} "
+                           f"--case {e.case['id']} --variant {preset}")
+    for sig, reason, replayed in res.vanished:
+        state = "VANISHED (its saved witness no longer diverges: update the ledger)" if replayed \
+            else "not reached (no saved witness to replay)"
+        click.echo(f"known {sig}: {state}; ledger: {reason}")
+    done, total, missing = summary(res.coverage)
+    click.echo(f"rule coverage: {done} of {total} clause sides that can decide under {preset} were "
+               f"exercised" + (f"; not reached: {', '.join(f'{r} {s}' for r, s in missing)}"
+                               if missing else ""))
+    if not quiet:
+        for rule, entry in sorted(res.coverage.items()):
+            cells = []
+            for side in ("accept", "reject"):
+                e = entry[side]
+                if e["target"] is None:
+                    cells.append(f"{side} -")
+                else:
+                    game = e["edge"] if e["target"] == "edge" else e["decided"]
+                    cells.append(f"{side} {'game ' + str(game) if game is not None else 'NOT REACHED'}"
+                                 f"{' (edge)' if e['target'] == 'edge' else ''}")
+            click.echo(f"  {rule:28s} {cells[0]:28s} {cells[1]}")
+
+
+def _is_position(setup: dict) -> bool:
+    return any(k in setup for k in ("table", "defender", "taking", "passed", "out", "bout",
+                                    "beaten_bouts", "discard"))
 
 
 @click.command("fuzz")
 @click.option("--adapter", "adapter_name", default="reference", show_default=True,
               help="reference, python:MODULE:CLASS or cmd:COMMAND LINE")
-@click.option("--variant", default="podkidnoy", show_default=True, help="Preset to play.")
+@click.option("--variant", "variants", multiple=True,
+              help="Preset to play (repeatable; default podkidnoy). One campaign per preset.")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="Option override.")
-@click.option("--players", type=int, default=None, help="Player count (default: drawn per game).")
-@click.option("--games", type=int, default=200, show_default=True)
-@click.option("--seed", "seed_value", type=int, default=0, show_default=True)
-@click.option("--workers", type=int, default=1, show_default=True, help="Worker processes.")
+@click.option("--players", type=int, multiple=True,
+              help="Player count (repeatable; games cycle through them). Default: every count "
+                   "the engine plays.")
+@click.option("--games", type=int, default=200, show_default=True, help="Games per campaign.")
+@click.option("--seed", "seed_value", type=int, default=0, show_default=True,
+              help="Seed of the campaign (the same seed plays the same games).")
+@click.option("--jobs", type=int, default=1, show_default=True,
+              help="Worker processes; they split the games and share what they find through the "
+                   "example database.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="durak-fuzz",
-              show_default=True, help="Where minimal cases and the example database go.")
-@click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True)
-@click.option("--no-shrink", is_flag=True, help="Report the first divergence without shrinking it.")
+              show_default=True, help="Output folder: shrunk cases, and the default example database.")
+@click.option("--known", "known_file", type=click.Path(dir_okay=False),
+              help="YAML ledger `known_divergences: {SIGNATURE: reason}` of accepted divergences: "
+                   "they are reported as known and never hide others.")
+@click.option("--database", metavar="URL",
+              help="Where witnesses are saved and replayed first: a folder, or redis://HOST:PORT/DB "
+                   "(hypothesis's Redis example database; pip install 'durak-spec[redis]') shared "
+                   "by campaigns on several processes or machines. Default: OUT/.hypothesis.")
+@click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True,
+              help="Seconds to wait for each answer of a cmd: engine.")
+@click.option("--no-shrink", is_flag=True, help="Report divergences without shrinking them.")
+@click.option("--report", "report_file", type=click.Path(dir_okay=False),
+              help="Write a JSON report (schemas/report.schema.json).")
+@click.option("--junit", "junit_file", type=click.Path(dir_okay=False), help="Write JUnit XML.")
+@click.option("--html", "html_file", type=click.Path(dir_okay=False), help="Write an HTML report.")
+@click.option("--quiet", "-q", is_flag=True, help="Shorter output: no replay commands or coverage table.")
 @click.pass_context
-def fuzz_command(ctx, adapter_name, variant, options, players, games, seed_value, workers, out_dir,
-                 timeout, no_shrink):
-    """Play random games in lockstep on the reference and an engine; shrink any divergence."""
+def fuzz_command(ctx, adapter_name, variants, options, players, games, seed_value, jobs, out_dir,
+                 known_file, database, timeout, no_shrink, report_file, junit_file, html_file, quiet):
+    """Play random games in lockstep on the reference and an engine; report every distinct
+    divergence, each shrunk to a short case."""
     spec = _load(ctx)
-    if variant not in spec.presets:
-        raise UserError(f"unknown preset {variant!r}; presets: {', '.join(spec.presets)}")
+    variants = variants or ("podkidnoy",)
+    for variant in variants:
+        if variant not in spec.presets:
+            raise UserError(f"unknown preset {variant!r}; presets: {', '.join(spec.presets)}")
     overrides = _parse_options(options)
     try:
-        spec.ruleset(variant, overrides)
+        for variant in variants:
+            spec.ruleset(variant, overrides)
     except DurakError as exc:
         raise UserError(str(exc)) from None
     lo, hi = spec.deck_data["players"]["min"], spec.deck_data["players"]["max"]
-    if players is not None and not lo <= players <= hi:
-        raise UserError(f"--players {players}: this deck is for {lo} to {hi} players")
-    if games < 1 or workers < 1:
-        raise UserError("--games and --workers must be at least 1")
-    spec_dir = ctx.obj.get("spec_dir")
-    t0 = time.perf_counter()
-    shares = [games // workers + (1 if i < games % workers else 0) for i in range(workers)]
-    jobs = [(spec_dir, adapter_name, variant, overrides, players, share, seed_value + i, out_dir,
-             timeout, not no_shrink) for i, share in enumerate(shares) if share]
+    for n in players:
+        if not lo <= n <= hi:
+            raise UserError(f"--players {n}: this deck is for {lo} to {hi} players")
+    if games < 1 or jobs < 1:
+        raise UserError("--games and --jobs must be at least 1")
     try:
-        if len(jobs) == 1:
-            results = [fuzz_one(*jobs[0])]
-        else:
-            with ProcessPoolExecutor(len(jobs)) as pool:
-                results = list(pool.map(fuzz_one, *zip(*jobs)))
-    except (AdapterError, DurakError) as exc:
+        known = load_known(known_file, spec) if known_file else {}
+    except AdapterError as exc:
         raise UserError(str(exc)) from None
-    seconds = time.perf_counter() - t0
-    played = sum(r["games"] for r in results)
-    steps = sum(r["steps"] for r in results)
-    click.echo(f"{adapter_name} under {variant}: {played} games, {steps} steps in {seconds:.2f} s "
-               f"({played / seconds:.0f} games/s, {steps / seconds:.0f} steps/s, {len(jobs)} worker(s))")
-    if results[0].get("options"):
-        click.echo(f"options fixed by the engine's declared house rules and --option: "
-                   f"{results[0]['options']}")
-    skipped = sum(r["skipped"] for r in results)
-    if skipped:
-        click.echo(f"{skipped} deal(s) skipped by the engine (outside what it plays)")
-    for r in results:
-        for err in r["errors"]:
-            click.echo(f"error: {err}", err=True)
-    found = [r for r in results if "case" in r]
-    for r in found:
-        click.echo(f"DIVERGENCE (worker seed {r['seed']}): {r['message']}")
-        click.echo(f"  rules: {', '.join(r['rules']) or '-'}; minimal case: {r['case']}")
-        click.echo(f"  replay: durak check --adapter '{adapter_name}' --cases-dir {out_dir} "
-                   f"--case {r['case_id']}")
-    if not found:
-        click.echo("no divergence")
-    sys.exit(1 if found else 2 if any(r["errors"] for r in results) else 0)
+    spec_dir = ctx.obj.get("spec_dir")
+    started = reports.now()
+    all_results, metas, interrupted = [], [], False
+    for variant in variants:
+        shares = [games // jobs + (1 if i < games % jobs else 0) for i in range(jobs)]
+        args = [(spec_dir, adapter_name, variant, overrides, list(players) or None, share,
+                 seed_value + i, out_dir, timeout, not no_shrink, known, database)
+                for i, share in enumerate(shares) if share]
+        try:
+            if len(args) == 1:
+                outs = [fuzz_one(*args[0])]
+            else:
+                with ProcessPoolExecutor(len(args)) as pool:
+                    outs = list(pool.map(fuzz_one, *zip(*args)))
+        except (AdapterError, DurakError) as exc:
+            raise UserError(str(exc)) from None
+        except KeyboardInterrupt:
+            interrupted = True
+            break
+        res = merge([o[0] for o in outs])
+        hello, fixed = outs[0][1], outs[0][2]
+        interrupted |= res.interrupted
+        _print(res, adapter_name, variant, list(players), fixed, out_dir, len(args), quiet, spec_dir)
+        all_results += results_of(res, variant, adapter_name, spec_dir, out_dir)
+        metas.append({"variant": variant, "options": fixed, "players": list(players) or None,
+                      "games": res.games, "steps": res.steps, "seconds": round(res.seconds, 3),
+                      "seed": seed_value, "jobs": len(args), "replayed": res.replayed,
+                      "divergences": [e.to_json() for e in res.entries],
+                      "vanished": [{"signature": s, "reason": r, "replayed": p}
+                                   for s, r, p in res.vanished],
+                      "coverage": res.coverage})
+    meta = {"adapter": adapter_name, "engine": hello if metas else {}, "started": started,
+            "finished": reports.now(), "seconds": round(sum(m["seconds"] for m in metas), 3),
+            "fuzz": metas}
+    for path, writer in ((report_file, reports.write_json), (junit_file, reports.write_junit),
+                         (html_file, reports.write_html)):
+        if path:
+            try:
+                writer(path, all_results, meta)
+            except OSError as exc:
+                raise UserError(f"can't write {path}: {exc.strerror}") from None
+    if interrupted:
+        click.echo("interrupted: the divergences found so far are reported above", err=True)
+        sys.exit(130)
+    failing = exit_code([r for r in all_results if r.status != "skip"])
+    sys.exit(failing)

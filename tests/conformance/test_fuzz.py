@@ -1,96 +1,185 @@
-"""durak fuzz: lockstep games against the reference find each deliberately broken engine, shrink
-the divergence to a case that the case schema accepts and `durak check` replays."""
+"""durak fuzz: campaigns collect every distinct divergence of an engine (each under its own rule),
+shrink each to a short case that the case schema accepts and `durak check` replays, and say which
+legality clauses they exercised."""
 
 from __future__ import annotations
 
+import json
+import sys
+
+import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from durak_spec.conformance.cases import load_suite
+from durak_spec.conformance.cases import HERE, load_suite
+from durak_spec.conformance.coverage import summary
 from durak_spec.conformance.fuzz import fuzz
 from durak_spec.conformance.transport import make_adapter
 from durak_spec.tools.cli import cli
 
+EXAMPLES = "durak_spec.conformance.examples"
 BROKEN = [
-    ("broken_no_cap:NoAttackCap", "podkidnoy", "limits.cap"),
-    ("broken_beat:BeatAnySuit", "podkidnoy", "defence.beat"),
-    ("broken_draw_order:DefenderDrawsFirst", "podkidnoy", "draw.order"),
-    ("broken_throw_in_rank:ThrowInAnyRank", "podkidnoy", "throw_in.rank"),
-    ("broken_transfer_capacity:TransferIgnoresCapacity", "perevodnoy", "transfer.capacity"),
+    ("broken_no_cap:NoAttackCap", "podkidnoy", "limits.cap", [4]),
+    ("broken_beat:BeatAnySuit", "podkidnoy", "defence.beat", [2]),
+    ("broken_draw_order:DefenderDrawsFirst", "podkidnoy", "draw.order", [2]),
+    ("broken_throw_in_rank:ThrowInAnyRank", "podkidnoy", "throw_in.rank", [2]),
+    ("broken_transfer_capacity:TransferIgnoresCapacity", "perevodnoy", "transfer.capacity", [2]),
 ]
 
 
-def _fuzz(spec, name, preset, tmp_path, games, levels=None, seed_value=0):
+def _fuzz(spec, name, preset, tmp_path, games, players=(2,), hello_change=None, **kw):
     adapter = make_adapter(name, spec=spec)
     hello = adapter.open()
-    if levels is not None:
-        hello = dict(hello, levels=levels)
+    if hello_change:
+        hello = {**hello, **hello_change}
     try:
-        return fuzz(spec, adapter, hello, preset=preset, games=games, seed_value=seed_value,
-                    out_dir=tmp_path, adapter_name=name)
+        return fuzz(spec, adapter, hello, preset=preset, players=list(players), games=games,
+                    out_dir=tmp_path, adapter_name=name, **kw)
     finally:
         adapter.close()
 
 
-def test_the_reference_never_diverges_from_itself(spec, tmp_path):
-    result = _fuzz(spec, "reference", "perevodnoy", tmp_path, games=30)
-    assert result.found is None and result.games >= 30 and result.steps > 500
-
-
-@pytest.mark.parametrize("engine,preset,rule", BROKEN, ids=[b[2] for b in BROKEN])
-def test_fuzzing_alone_finds_each_broken_engine_within_1000_games(spec, tmp_path, engine, preset, rule):
-    name = f"python:durak_spec.conformance.examples.{engine}"
-    result = _fuzz(spec, name, preset, tmp_path, games=1000)
-    assert result.found is not None, f"{engine} not found in {result.games} games"
-    assert rule in result.found.divergence.rules
-    # The minimal case is a valid case of the suite that names the rule, and it replays:
+def _replays(spec, name, tmp_path, rule):
+    """Every written case of `rule` fails on the engine and passes on the reference."""
     suite = load_suite(spec, tmp_path)
-    assert not suite.broken and [c.id for c in suite.cases] == [result.case["id"]]
-    assert rule in suite.cases[0].rules
+    assert suite.cases and not suite.broken, suite.broken
     runner = CliRunner()
-    on_engine = runner.invoke(cli, ["check", "--adapter", name, "--cases-dir", str(tmp_path), "-q"])
-    on_reference = runner.invoke(cli, ["check", "--cases-dir", str(tmp_path), "-q"])
-    assert on_engine.exit_code == 1 and "1 fail" in on_engine.output
-    assert on_reference.exit_code == 0 and "1 pass" in on_reference.output
+    for case in [c for c in suite.cases if rule in c.rules]:
+        on_engine = runner.invoke(cli, ["check", "--adapter", name, "--cases-dir", str(tmp_path),
+                                        "--case", case.id, "-q"])
+        on_reference = runner.invoke(cli, ["check", "--cases-dir", str(tmp_path), "--case",
+                                           case.id, "-q"])
+        assert on_engine.exit_code == 1 and "1 fail" in on_engine.output, (case.id, on_engine.output)
+        assert on_reference.exit_code == 0 and "1 pass" in on_reference.output, case.id
+
+
+def test_the_reference_never_diverges_from_itself(spec, tmp_path):
+    result = _fuzz(spec, "reference", "perevodnoy", tmp_path, games=30, players=(2, 3, 5))
+    assert not result.entries and result.games == 30 and result.steps > 1000
+    done, total, _ = summary(result.coverage)
+    assert total > 20 and done > total // 2
+
+
+@pytest.mark.parametrize("engine,preset,rule,players", BROKEN, ids=[b[2] for b in BROKEN])
+def test_each_broken_engine_is_found_under_its_rule_with_a_short_case(spec, tmp_path, engine,
+                                                                      preset, rule, players):
+    name = f"python:{EXAMPLES}.{engine}"
+    result = _fuzz(spec, name, preset, tmp_path, games=100, players=players)
+    rules = {e.witness.rule for e in result.entries}
+    assert rule in rules, f"{engine}: {[e.signature for e in result.entries]}"
+    # each shrunk case starts from the position just before the divergence (the engine declares
+    # positions), and replays on the engine but not on the reference
+    assert all(e.witness.length <= 1 for e in result.entries), \
+        [(e.signature, e.witness.length) for e in result.entries]
+    if rule in ("defence.beat", "limits.cap"):
+        _replays(spec, name, tmp_path, rule)
+
+
+def test_one_campaign_reports_every_bug_of_an_engine_with_two_broken_rules(spec, tmp_path):
+    """A divergence does not end the campaign or hide the others: both broken rules of the
+    engine are reported, each under its own rule, at 2 and 4 players."""
+    name = f"python:{EXAMPLES}.combined:BeatAnySuit+DefenderDrawsFirst"
+    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=120, players=(2, 4))
+    rules = {e.witness.rule for e in result.entries}
+    assert {"defence.beat", "draw.order"} <= rules, [e.signature for e in result.entries]
+    assert all(e.count >= 1 for e in result.entries)
+    assert sum(e.count for e in result.entries) > len(result.entries)  # counted, not repeated
+
+
+def test_without_positions_a_case_is_the_deal_and_a_short_prefix(spec, tmp_path):
+    """An engine that can only start deals is brought back by replaying; its cases start from the
+    deal, shrunk to the shortest prefix that still shows the divergence."""
+    name = f"python:{EXAMPLES}.broken_no_cap:NoAttackCap"
+    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=80, players=(4,),
+                   hello_change={"positions": False})
+    cap = [e for e in result.entries if e.witness.rule == "limits.cap"]
+    assert cap, [e.signature for e in result.entries]
+    for e in result.entries:
+        assert "table" not in e.witness.setup and e.witness.length <= e.found_length
+    assert min(e.witness.length for e in cap) < max(e.found_length for e in cap) or \
+        min(e.witness.length for e in cap) <= 8
+    _replays(spec, name, tmp_path, "limits.cap")
 
 
 def test_verdicts_alone_find_an_engine_that_accepts_what_the_spec_forbids(spec, tmp_path):
-    """An engine that lists neither legal sets nor state is still caught, by its verdicts on the
-    actions played and on the illegal ones probed (here: a bout the engine keeps open)."""
-    name = "python:durak_spec.conformance.examples.broken_throw_in_rank:ThrowInAnyRank"
-    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=300, levels=["verdicts"])
-    assert result.found is not None and result.found.divergence.check == "verdict"
-    runner = CliRunner()
-    on_engine = runner.invoke(cli, ["check", "--adapter", name, "--cases-dir", str(tmp_path), "-q"])
-    assert on_engine.exit_code == 1 and "1 fail" in on_engine.output
+    name = f"python:{EXAMPLES}.broken_throw_in_rank:ThrowInAnyRank"
+    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=150, hello_change={"levels": ["verdicts"]})
+    assert {e.witness.kind for e in result.entries} <= {"verdict-accepts", "verdict-rejects"}
+    assert "verdict-accepts throw_in.rank throw" in {e.signature for e in result.entries}
 
 
-def test_a_seed_repeats_the_same_campaign(spec, tmp_path):
-    name = "python:durak_spec.conformance.examples.broken_no_cap:NoAttackCap"
-    first = _fuzz(spec, name, "podkidnoy", tmp_path / "a", games=1000, seed_value=7)
-    second = _fuzz(spec, name, "podkidnoy", tmp_path / "b", games=1000, seed_value=7)
-    assert first.case == second.case
+def test_the_same_seed_plays_the_same_campaign(spec, tmp_path):
+    name = f"python:{EXAMPLES}.broken_beat:BeatAnySuit"
+    first = _fuzz(spec, name, "podkidnoy", tmp_path / "a", games=40, seed_value=7)
+    second = _fuzz(spec, name, "podkidnoy", tmp_path / "b", games=40, seed_value=7)
+    assert [(e.signature, e.count, e.case) for e in first.entries] == \
+        [(e.signature, e.count, e.case) for e in second.entries]
 
 
-def test_the_example_database_replays_a_known_failure_first(spec, tmp_path):
-    name = "python:durak_spec.conformance.examples.broken_no_cap:NoAttackCap"
-    first = _fuzz(spec, name, "podkidnoy", tmp_path, games=1000, seed_value=3)
-    again = _fuzz(spec, name, "podkidnoy", tmp_path, games=1000, seed_value=99)
-    assert first.found is not None and again.found is not None
-    assert again.case["id"] == first.case["id"]
+def test_saved_witnesses_are_replayed_first(spec, tmp_path):
+    name = f"python:{EXAMPLES}.broken_no_cap:NoAttackCap"
+    first = _fuzz(spec, name, "podkidnoy", tmp_path, games=100, players=(4,))
+    again = _fuzz(spec, name, "podkidnoy", tmp_path, games=1, players=(4,), seed_value=99)
+    assert first.entries and again.replayed >= len(first.entries)
+    assert {e.signature for e in first.entries} <= {e.signature for e in again.entries}
+    before = {e.signature for e in first.entries}
+    assert all(e.replayed for e in again.entries if e.signature in before)
 
 
-def test_the_fuzz_command_exits_1_on_a_divergence_and_0_without(tmp_path):
-    runner = CliRunner()
-    ok = runner.invoke(cli, ["fuzz", "--games", "20", "--players", "2", "--out", str(tmp_path)])
-    assert ok.exit_code == 0 and "no divergence" in ok.output
-    bad = runner.invoke(cli, ["fuzz", "--adapter", "python:durak_spec.conformance.examples.broken_beat:BeatAnySuit",
-                              "--games", "200", "--workers", "2", "--out", str(tmp_path)])
-    assert bad.exit_code == 1 and "DIVERGENCE" in bad.output and "defence.beat" in bad.output
+def test_the_subprocess_and_the_combined_request_change_nothing(spec, tmp_path):
+    """The same campaign through `cmd:` (the template's step request), in process with step and
+    in process without it (apply, state and legal) finds the same divergences."""
+    cmd = f"cmd:{sys.executable} -m {EXAMPLES}.combined BeatAnySuit"
+    runs = [_fuzz(spec, cmd, "podkidnoy", tmp_path / "cmd", games=20, shrink=False),
+            _fuzz(spec, f"python:{EXAMPLES}.combined:BeatAnySuit", "podkidnoy", tmp_path / "py",
+                  games=20, shrink=False),
+            _fuzz(spec, f"python:{EXAMPLES}.combined:BeatAnySuit", "podkidnoy", tmp_path / "old",
+                  games=20, shrink=False, hello_change={"step": False})]
+    seen = [sorted((e.signature, e.count) for e in r.entries) for r in runs]
+    assert seen[0] and seen[0] == seen[1] == seen[2]
+
+
+def _cli(*args):
+    result = CliRunner().invoke(cli, ["fuzz", *map(str, args)])
+    assert "Traceback" not in result.output, result.output
+    return result
+
+
+def test_the_fuzz_command_reports_like_check_and_honours_a_ledger(tmp_path):
+    engine = f"python:{EXAMPLES}.broken_beat:BeatAnySuit"
+    out = tmp_path / "out"
+    ok = _cli("--games", "10", "--players", "2", "--out", out, "-q")
+    assert ok.exit_code == 0 and "0 distinct divergence(s)" in ok.output
+    assert "rule coverage:" in ok.output
+    report = tmp_path / "r.json"
+    bad = _cli("--adapter", engine, "--games", "30", "--players", "2", "--out", out, "--report",
+               report, "--junit", tmp_path / "r.xml", "--html", tmp_path / "r.html")
+    assert bad.exit_code == 1 and "NEW" in bad.output and "defence.beat" in bad.output
+    data = json.loads(report.read_text())
+    schema = json.loads((HERE / "schemas" / "report.schema.json").read_text())
+    jsonschema.validate(data, schema)
+    sigs = [d["signature"] for d in data["fuzz"][0]["divergences"]]
+    assert data["summary"]["fail"] == len(sigs) > 0
+    assert "<testsuites" in (tmp_path / "r.xml").read_text()
+    assert "defence.beat" in (tmp_path / "r.html").read_text()
+    # every divergence accepted in a ledger: exit 0, each reported as known; a listed one that
+    # never shows is reported as not reached
+    ledger = tmp_path / "known.yaml"
+    ledger.write_text("known_divergences:\n" + "".join(f"  {s}: accepted\n" for s in sigs)
+                      + "  verdict-accepts limits.cap throw: accepted too\n")
+    known = _cli("--adapter", engine, "--games", "30", "--players", "2", "--out", out,
+                 "--known", ledger)
+    assert known.exit_code == 0, known.output
+    assert "0 new" in known.output and "known verdict-accepts limits.cap throw: not reached" in known.output
 
 
 def test_fuzz_usage_errors_exit_2(tmp_path):
-    runner = CliRunner()
-    assert runner.invoke(cli, ["fuzz", "--variant", "nope"]).exit_code == 2
-    assert runner.invoke(cli, ["fuzz", "--adapter", "python:nomodule:X", "--out", str(tmp_path)]).exit_code == 2
-    assert runner.invoke(cli, ["fuzz", "--players", "9"]).exit_code == 2
+    assert _cli("--variant", "nope").exit_code == 2
+    assert _cli("--adapter", "python:nomodule:X", "--out", tmp_path).exit_code == 2
+    assert _cli("--players", "9").exit_code == 2
+    assert _cli("--jobs", "0").exit_code == 2
+    ledger = tmp_path / "bad.yaml"
+    for entry in ("nonsense", "legal-extra no.such_rule pass", "odd-kind bout.pass pass"):
+        ledger.write_text(f"known_divergences:\n  {entry}: x\n")
+        bad = _cli("--known", ledger, "--out", tmp_path, "--games", "1")
+        assert bad.exit_code == 2 and str(ledger) in bad.output, bad.output
