@@ -9,6 +9,10 @@ the same commands as JSON lines, for engines in any language):
     apply(action: str) -> dict         {"accepted": true} or {"accepted": false, "rule": ..., "reason": ...}
     legal() -> list[str]               every legal action, in the canonical text
     state() -> dict                    the state in the protocol's state notation
+    step(actions, state, legal) -> list[dict]
+                                       optional (protocol 1.1, declared as "step": true in hello):
+                                       apply each action in turn; after each accepted one, add
+                                       "state" and "legal" when asked
     stop() -> None                     optional: release resources
 
 Any other exception a method raises is reported as that engine's error for the case.
@@ -21,7 +25,7 @@ from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.notation import action_text, protocol_state
 from durak_spec.reference_impl.spec import Spec, load_spec
 
-PROTOCOL_VERSION = "1"
+PROTOCOL_VERSION = "1.1"
 __version__ = "0.1.0"
 LEVELS = ("verdicts", "state", "legal")
 
@@ -60,7 +64,7 @@ class ReferenceEngine:
         return {"name": self.name, "version": __version__, "protocol": PROTOCOL_VERSION,
                 "presets": list(self.spec.presets), "options": "any",
                 "players": list(range(lo, hi + 1)),
-                "levels": list(LEVELS), "positions": True}
+                "levels": list(LEVELS), "positions": True, "step": True}
 
     def ruleset(self, variant: dict):
         key = (variant["preset"], tuple(sorted((k, repr(v)) for k, v in
@@ -88,6 +92,18 @@ class ReferenceEngine:
 
     def state(self) -> dict:
         return state_view(self.game)
+
+    def step(self, actions: list[str], state: bool = True, legal: bool = True) -> list[dict]:
+        out = []
+        for action in actions:
+            verdict = self.apply(action)
+            if verdict["accepted"]:
+                if state:
+                    verdict["state"] = self.state()
+                if legal:
+                    verdict["legal"] = self.legal()
+            out.append(verdict)
+        return out
 
     def stop(self) -> None:
         self.game = None
