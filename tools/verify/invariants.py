@@ -42,9 +42,10 @@ LEMMAS = (
           "covered with; inv.unbeaten_le_hand rests on it under limits.hand_at_start"),
     Lemma("lemma.nobody_out_while_talon", "talon_count == 0 or active_players == players",
           "players go out only once the talon is empty (end.out), and the talon never grows"),
-    Lemma("lemma.two_in_game", "finished or active_players >= 2",
-          "the game ends (end.game_over) before fewer than two players are left; inv.roles "
-          "rests on it"),
+    Lemma("lemma.two_in_game",
+          "finished or active_players >= 2 or (opt.going_out == 'at_once' and table_attack_count > 0)",
+          "the game ends (end.game_over) before fewer than two players are left, except in the "
+          "middle of a bout when players go out at once; inv.roles rests on it"),
     Lemma("lemma.empty_hands_out",
           "finished or table_attack_count > 0 or talon_count > 0 or "
           "all(is_out(x) or hand(x) > 0 for x in seats)",
