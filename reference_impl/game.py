@@ -268,8 +268,10 @@ class Game:
         s.attacker = s.defender = 0
         s.attacker = setup.attacker if setup.attacker is not None else self._decide(s, "first_attacker")
         s.defender = setup.defender if setup.defender is not None else self._decide(s, "first_defender")
-        s.opener = s.attacker
+        s.opener = s.last_adder = s.attacker
         s.last_attacker, s.last_defender = s.attacker, s.defender
+        # A position's unbeaten cards count as added since the defender's last answer.
+        s.added_since_answer = s.unbeaten
         # The defender's hand when the bout began: what they hold plus the cards they covered with.
         s.defender_hand_at_start = len(s.hands[s.defender]) + len(s.table) - s.unbeaten
         if s.attacker == s.defender:

@@ -15,6 +15,8 @@ def add_attack_card(g, s, a):
     _remove(s.hands[seat], card)
     s.table.append([card, None])
     s.unbeaten += 1
+    s.added_since_answer += 1
+    s.last_adder = seat
     s.table_ranks.add(card.rank)
     s.attack_ranks.add(card.rank)
 
@@ -28,6 +30,7 @@ def cover_card(g, s, a):
             break
     _remove(s.hands[seat], card)
     s.unbeaten -= 1
+    s.added_since_answer = 0
     s.table_ranks.add(card.rank)
 
 
@@ -49,8 +52,14 @@ def mark_passed(g, s, a):
     s.passed[a.seat] = True
 
 
+def mark_all_passed(g, s, a):
+    """Everyone has declined to add cards (one "done" for all)."""
+    s.passed = [True] * s.n
+
+
 def start_taking(g, s, a):
     s.taking = True
+    s.added_since_answer = 0
 
 
 def move_defence_on(g, s, a):
@@ -58,6 +67,7 @@ def move_defence_on(g, s, a):
     s.transferer = s.defender
     s.defender = s.left_of(s.defender)
     s.defender_hand_at_start = len(s.hands[s.defender])
+    s.added_since_answer = 0
 
 
 def transferer_attacks(g, s, a):
@@ -81,6 +91,7 @@ def _move_table(s, dest):
             dest.append(cover)
     s.table = []
     s.unbeaten = 0
+    s.added_since_answer = 0
     s.table_ranks = set()
     s.attack_ranks = set()
 
@@ -136,13 +147,14 @@ def next_roles(g, s, a, *, after):
     s.taking = False
     s.passed = [False] * s.n
     s.bout_number += 1
-    s.opener = s.attacker
+    s.opener = s.last_adder = s.attacker
     s.defender_hand_at_start = len(s.hands[s.defender])
 
 
 PRIMITIVES = {
     "add_attack_card": add_attack_card, "cover_card": cover_card, "clear_passes": clear_passes,
-    "mark_passed": mark_passed, "start_taking": start_taking, "move_defence_on": move_defence_on,
+    "mark_passed": mark_passed, "mark_all_passed": mark_all_passed, "start_taking": start_taking,
+    "move_defence_on": move_defence_on,
     "transferer_attacks": transferer_attacks, "discard_table": discard_table,
     "defender_picks_up": defender_picks_up, "replenish": replenish, "mark_out": mark_out,
     "check_end": check_end, "next_roles": next_roles,

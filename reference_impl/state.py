@@ -67,7 +67,7 @@ class State:
         "passed", "out", "active", "finish_order", "defender_hand_at_start", "unbeaten",
         "table_ranks", "attack_ranks", "can_throw", "any_throw", "finished", "fool",
         "last_attacker", "last_defender", "drew", "after_draw", "short_after_draw",
-        "transferer", "hand_size", "steps",
+        "transferer", "hand_size", "steps", "added_since_answer", "last_adder",
     )
 
     def clone(self) -> "State":
@@ -111,6 +111,9 @@ class State:
     def lowest_trump(self, seat: int):
         t = self.trump_suit
         return min((c.rank for c in self.hands[seat] if c.suit == t), default=None)
+
+    def lowest_rank(self, seat: int):
+        return min((c.rank for c in self.hands[seat]), default=None)
 
     def table_cards(self) -> list[Card]:
         return [c for pair in self.table for c in pair if c is not None]

@@ -35,6 +35,12 @@ STATE = {
     "defender_hand": Name(INT, "len(s.hands[s.defender])", doc="cards in the defender's hand"),
     "defender_hand_at_start": Name(INT, "s.defender_hand_at_start",
                                    doc="cards the defender held when the bout began or was transferred to them"),
+    "added_since_answer": Name(INT, "s.added_since_answer",
+                               doc="attack cards added since the defender last covered, took or "
+                                   "transferred (or since the bout began)"),
+    "last_adder": Name(SEAT, "s.last_adder",
+                       doc="the player who added the latest attack card of the bout (the main "
+                           "attacker before the bout is opened)"),
     "taking": Name(BOOL, "s.taking", doc="the defender has said they take"),
     "any_throw": Name(BOOL, "s.any_throw", doc="some player may add a card now"),
     "finished": Name(BOOL, "s.finished", doc="the game is over"),
@@ -49,6 +55,8 @@ STATE = {
     "has_trump": Name(BOOL, "s.has_trump({0})", (SEAT,), doc="the player holds a trump"),
     "lowest_trump": Name(RANK + "?", "s.lowest_trump({0})", (SEAT,),
                          doc="rank of the player's lowest trump, or None"),
+    "lowest_rank": Name(RANK + "?", "s.lowest_rank({0})", (SEAT,),
+                        doc="rank of the player's lowest card of any suit, or None for an empty hand"),
     "drew": Name(INT, "s.drew[{0}]", (SEAT,), doc="cards the player drew after the last bout"),
     "hand_after_draw": Name(INT, "s.after_draw[{0}]", (SEAT,),
                             doc="the player's hand size right after the last draw"),

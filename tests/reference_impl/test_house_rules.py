@@ -12,8 +12,12 @@ TRUMP = "AH"
 
 # One ruleset per new option value, on the preset whose other rules it meets most.
 HOUSE_RULES = [
-    ("podkidnoy", {"defender_hand_bound": "defender_has_card"}),
-    ("perevodnoy", {"going_out": "at_once", "throwers": "neighbours"}),
+    ("podkidnoy", {"defender_hand_bound": "defender_has_card", "pile_on": "one_at_a_time",
+                   "done_by": "main_attacker"}),
+    ("perevodnoy", {"going_out": "at_once", "throwers": "neighbours",
+                    "thrower_order": "last_adder_priority", "pile_on": "when_all_beaten"}),
+    ("podkidnoy_online", {"done_by": "main_attacker", "thrower_order": "free_for_all",
+                          "no_trump_lead": "lowest_card", "going_out": "at_once"}),
 ]
 
 
@@ -65,3 +69,55 @@ def test_a_transfer_needs_another_player_in_the_game(durak):
     durak.play(g, "0 attack 6S")
     assert g.state.out[0]
     assert durak.reject(g, "1 transfer 6C").rule_id == "transfer.capacity"
+
+
+# -- pile_on: when_all_beaten and one_at_a_time ------------------------------------------------------
+
+HANDS = [["6S", "6C", "7C", "8D"], ["7S", "8C", "9C", "TD"], ["6D", "QS"]]
+
+
+def test_when_all_beaten_adds_in_rounds_and_one_at_a_time_one_card_each(durak):
+    for pile_on, second_card_ok in (("when_all_beaten", True), ("one_at_a_time", False)):
+        g = durak.game(HANDS, ["JS", "QC", TRUMP], trump=TRUMP, attacker=0, pile_on=pile_on)
+        durak.play(g, "0 attack 6S", "1 cover 6S with 7S", "0 throw 6C")
+        assert ("0 throw 7C" in {str(a) for a in g.legal_actions()}) is second_card_ok
+    durak.play(g, "1 cover 6C with 8C", "0 throw 7C")
+
+
+def test_in_rounds_nothing_is_added_once_the_defender_answers_until_all_are_beaten(durak):
+    g = durak.game(HANDS, ["JS", "QC", TRUMP], trump=TRUMP, attacker=0, pile_on="when_all_beaten")
+    durak.play(g, "0 attack 6S", "1 cover 6S with 7S", "0 throw 6C", "0 throw 7C",
+               "1 cover 6C with 8C")
+    assert durak.reject(g, "0 throw 8D").rule_id == "throw_in.answered"
+    durak.play(g, "1 cover 7C with 9C", "0 throw 8D")
+
+
+# -- thrower_order: last_adder_priority -------------------------------------------------------------
+
+def test_the_player_who_added_the_last_card_has_first_say(durak):
+    hands = [["6S", "7C", "8S", "KD"], ["7S", "8C", "9D", "TD"], ["6C", "7D", "QS"]]
+    for order, first in (("attacker_priority", 0), ("last_adder_priority", 2)):
+        g = durak.game(hands, ["JS", "QC", TRUMP], trump=TRUMP, attacker=0, thrower_order=order)
+        durak.play(g, "0 attack 6S", "1 cover 6S with 7S", "0 pass", "2 throw 6C",
+                   "1 cover 6C with 8C")
+        assert {a.seat for a in g.legal_actions() if a.kind in ("throw", "pass")} == {first}
+
+
+# -- done_by: main_attacker --------------------------------------------------------------------------
+
+def test_the_main_attackers_done_ends_the_bout_for_everyone(durak):
+    hands = [["6S", "6H", "KD"], ["7S", "8C", "9D", "TD"], ["6C", "7D", "QS"]]
+    for done_by, bout_over in (("each_attacker", False), ("main_attacker", True)):
+        g = durak.game(hands, ["JS", "QC", "KH", TRUMP], trump=TRUMP, attacker=0, done_by=done_by)
+        durak.play(g, "0 attack 6S", "1 cover 6S with 7S", "0 pass")
+        assert (g.state.table == []) is bout_over
+
+
+# -- no_trump_lead: lowest_card ----------------------------------------------------------------------
+
+def test_without_trumps_the_lowest_card_leads_ties_from_the_dealers_left(durak):
+    hands = [["7S", "8C", "9D"], ["6D", "9S", "TC"], ["6S", "JD", "QS"]]
+    for dealer, first in ((0, 1), (1, 2), (2, 1)):
+        for rule, want in (("left_of_dealer", (dealer + 1) % 3), ("lowest_card", first)):
+            g = durak.game(hands, ["AS", "AC", "6H"], trump="6H", dealer=dealer, no_trump_lead=rule)
+            assert g.state.attacker == want, (dealer, rule)

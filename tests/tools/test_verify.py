@@ -108,12 +108,16 @@ def _value(x):
 
 # House rules that real engines play (spec/options.yaml), set together so that random games reach
 # the state and primitives they add.
-HOUSE_RULES = {"going_out": "at_once", "defender_hand_bound": "defender_has_card"}
+HOUSE_RULES = {"going_out": "at_once", "defender_hand_bound": "defender_has_card",
+               "thrower_order": "last_adder_priority", "pile_on": "when_all_beaten"}
+MORE_HOUSE_RULES = {"done_by": "main_attacker", "pile_on": "one_at_a_time",
+                    "no_trump_lead": "lowest_card"}
 
 
 @pytest.mark.parametrize("preset,n,options", [("podkidnoy", 3, {}), ("perevodnoy_online", 2, {}),
                                               ("podkidnoy_online", 4, {}),
-                                              ("perevodnoy", 3, HOUSE_RULES)])
+                                              ("perevodnoy", 3, HOUSE_RULES),
+                                              ("podkidnoy", 4, MORE_HOUSE_RULES)])
 def test_the_z3_backend_agrees_with_the_python_backend_on_states_of_random_games(spec, preset, n,
                                                                                   options):
     ruleset = spec.ruleset(preset, options)

@@ -218,10 +218,14 @@ class Machine:
                  zint(f["trump"]) >= 0, zint(f["trump"]) < self.nsuits,
                  zint(f["plain_on_trump"]) >= 0, zint(f["plain_on_trump"]) <= A - U]
         for name in ("attacker", "defender", "opener", "dealer", "last_attacker", "last_defender",
-                     "transferer"):
+                     "transferer", "last_adder"):
             facts += [zint(f[name]) >= 0, zint(f[name]) < n]
+        facts += [zint(f["added"]) >= 0, zint(f["added"]) <= U]
         facts += [z3.Implies(z3.Not(zbool(f["fool_none"])), z3.And(zint(f["fool"]) >= 0, zint(f["fool"]) < n))]
         for i in range(n):
+            facts += [z3.Implies(zint(f["hand"][i]) > 0, z3.And(zint(f["lowest_rank"][i]) >= 0,
+                                                               zint(f["lowest_rank"][i]) < self.nranks)),
+                      z3.Implies(zbool(f["has_trump"][i]), zint(f["lowest_rank"][i]) <= f["lowest_trump"][i])]
             facts += [zint(f["hand"][i]) >= 0, zint(f["drew"][i]) >= 0, zint(f["after_draw"][i]) >= 0,
                       z3.Implies(zbool(f["has_trump"][i]), z3.And(zint(f["hand"][i]) >= 1,
                                  zint(f["lowest_trump"][i]) >= 0, zint(f["lowest_trump"][i]) < self.nranks))]
@@ -240,7 +244,8 @@ class Machine:
                  zint(f["opener"]) == f["attacker"], zint(f["last_attacker"]) == f["attacker"],
                  zint(f["last_defender"]) == f["defender"], zint(f["attacker"]) != f["defender"],
                  zint(f["dhs"]) == s.hand_of(f["defender"]) + zint(f["A"]) - f["U"],
-                 zint(f["beaten"]) <= zint(f["bout"]) - 1]
+                 zint(f["beaten"]) <= zint(f["bout"]) - 1, zint(f["added"]) == f["U"],
+                 zint(f["last_adder"]) == f["attacker"]]
         for i in range(n):
             facts += [zint(f["drew"][i]) == 0, zint(f["after_draw"][i]) == f["hand"][i],
                       z3.Not(zbool(f["short"][i])),
@@ -253,6 +258,7 @@ class Machine:
         n, f = self.n, s.f
         size = self.hand_size(s)
         facts = [zint(f["talon"]) == self.deck_size - n * size, zint(f["A"]) == 0, zint(f["U"]) == 0,
+                 zint(f["added"]) == 0,
                  zint(f["plain_on_trump"]) == 0,
                  zint(f["discard"]) == 0, z3.Not(zbool(f["taking"])), z3.Not(zbool(f["finished"])),
                  zbool(f["fool_none"]), zint(f["bout"]) == 1, zint(f["beaten"]) == 0,
@@ -270,7 +276,7 @@ class Machine:
         defender = self.decide(blank.replace(attacker=attacker), "first_defender")
         facts += [zint(f["attacker"]) == attacker, zint(f["defender"]) == defender,
                   zint(f["opener"]) == f["attacker"], zint(f["last_attacker"]) == f["attacker"],
-                  zint(f["last_defender"]) == f["defender"],
+                  zint(f["last_defender"]) == f["defender"], zint(f["last_adder"]) == f["attacker"],
                   zint(f["dhs"]) == s.hand_of(f["defender"])]
         return conj(facts)
 
@@ -294,6 +300,7 @@ def add_attack_card(m, s, a):
     hand = s.f["hand"]
     return s.replace(opener=ite(opening, a.seat, s.opener),
                      dhs=ite(opening, s.hand_of(s.defender), s.dhs),
+                     added=zint(s.added) + 1, last_adder=a.seat,
                      hand=setat(hand, a.seat, pick(hand, a.seat) - 1),
                      A=zint(s.A) + 1, U=zint(s.U) + 1,
                      table_ranks=_add_rank(s.table_ranks, a.card.rank),
@@ -304,7 +311,7 @@ def cover_card(m, s, a):
     hand = s.f["hand"]
     trump = s.trump
     plain_on_trump = z3.And(a.target.suit == trump, a.card.suit != trump)
-    return s.replace(hand=setat(hand, a.seat, pick(hand, a.seat) - 1), U=zint(s.U) - 1,
+    return s.replace(hand=setat(hand, a.seat, pick(hand, a.seat) - 1), U=zint(s.U) - 1, added=0,
                      table_ranks=_add_rank(s.table_ranks, a.card.rank),
                      plain_on_trump=zint(s.plain_on_trump) + ite(plain_on_trump, 1, 0))
 
@@ -317,13 +324,17 @@ def mark_passed(m, s, a):
     return s.replace(passed=setat(s.passed, a.seat, True))
 
 
+def mark_all_passed(m, s, a):
+    return s.replace(passed=[True] * m.n)
+
+
 def start_taking(m, s, a):
-    return s.replace(taking=True)
+    return s.replace(taking=True, added=0)
 
 
 def move_defence_on(m, s, a):
     new = s.left(s.defender)
-    return s.replace(transferer=s.defender, defender=new, dhs=s.hand_of(new))
+    return s.replace(transferer=s.defender, defender=new, dhs=s.hand_of(new), added=0)
 
 
 def transferer_attacks(m, s, a):
@@ -332,7 +343,7 @@ def transferer_attacks(m, s, a):
 
 def _cleared(m, s, **changes):
     return s.replace(A=0, U=0, table_ranks=[False] * m.nranks, attack_ranks=[False] * m.nranks,
-                     plain_on_trump=0, **changes)
+                     plain_on_trump=0, added=0, **changes)
 
 
 def discard_table(m, s, a):
@@ -394,13 +405,14 @@ def next_roles(m, s, a, *, after):
     s1 = s.replace(attacker=attacker)
     defender = m.decide(s1, "next_defender")
     s2 = s1.replace(defender=defender, taking=False, passed=[False] * m.n, bout=zint(s.bout) + 1,
-                    opener=attacker, dhs=s1.hand_of(defender))
+                    opener=attacker, last_adder=attacker, dhs=s1.hand_of(defender))
     return ite_state(s.finished, s, s2)
 
 
 PRIMITIVES = {
     "add_attack_card": add_attack_card, "cover_card": cover_card, "clear_passes": clear_passes,
-    "mark_passed": mark_passed, "start_taking": start_taking, "move_defence_on": move_defence_on,
+    "mark_passed": mark_passed, "mark_all_passed": mark_all_passed, "start_taking": start_taking,
+    "move_defence_on": move_defence_on,
     "transferer_attacks": transferer_attacks, "discard_table": discard_table,
     "defender_picks_up": defender_picks_up, "replenish": replenish, "mark_out": mark_out,
     "check_end": check_end, "next_roles": next_roles,

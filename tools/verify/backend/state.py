@@ -24,9 +24,9 @@ from durak_spec.tools.verify.backend.values import Card, Opt, V, ite, pick, simp
 
 SCALAR_INTS = ("talon", "A", "U", "discard", "attacker", "defender", "opener", "dealer",
                "last_attacker", "last_defender", "bout", "beaten", "dhs", "trump", "transferer",
-               "fool", "plain_on_trump")
+               "fool", "plain_on_trump", "added", "last_adder")
 SCALAR_BOOLS = ("taking", "finished", "fool_none")
-SEAT_INTS = ("hand", "drew", "after_draw", "lowest_trump")
+SEAT_INTS = ("hand", "drew", "after_draw", "lowest_trump", "lowest_rank")
 SEAT_BOOLS = ("passed", "out", "short", "has_trump")
 RANK_BOOLS = ("table_ranks", "attack_ranks")
 FIELDS = SCALAR_INTS + SCALAR_BOOLS + SEAT_INTS + SEAT_BOOLS + RANK_BOOLS
@@ -209,6 +209,8 @@ class SymState:
             return pick(self.can_throw, x)
         if name == "lowest_trump":
             return Opt(pick(f["lowest_trump"], x), simp(z3.Not(pick(f["has_trump"], x))))
+        if name == "lowest_rank":
+            return Opt(pick(f["lowest_rank"], x), simp(zint(pick(f["hand"], x)) == 0))
         raise KeyError(name)
 
 
@@ -235,6 +237,8 @@ _VALUES = {
     "attack_rank_count": lambda s, f: count(f["attack_ranks"]),
     "defender_hand": lambda s, f: s.hand_of(f["defender"]),
     "defender_hand_at_start": lambda s, f: f["dhs"],
+    "added_since_answer": lambda s, f: f["added"],
+    "last_adder": lambda s, f: f["last_adder"],
     "taking": lambda s, f: f["taking"],
     "finished": lambda s, f: f["finished"],
     "last_attacker": lambda s, f: f["last_attacker"],
@@ -242,7 +246,7 @@ _VALUES = {
 }
 VALUE_NAMES = set(_VALUES) | {"any_throw"}
 CALL_NAMES = {"hand", "left", "cw", "is_out", "passed", "has_throw", "has_trump", "lowest_trump",
-              "drew", "hand_after_draw", "short_after_draw"}
+              "lowest_rank", "drew", "hand_after_draw", "short_after_draw"}
 
 
 def ite_state(c, a: SymState, b: SymState) -> SymState:
@@ -276,6 +280,8 @@ def concrete(machine, s) -> SymState:
         "trump": trump, "transferer": s.transferer if s.transferer is not None else 0,
         "plain_on_trump": sum(1 for a, d in s.table if d is not None and a.suit == s.trump_suit != d.suit),
         "fool": s.fool if s.fool is not None else 0, "fool_none": s.fool is None,
+        "added": s.added_since_answer, "last_adder": s.last_adder,
+        "lowest_rank": [min((c.rank for c in h), default=0) for h in s.hands],
         "taking": s.taking, "finished": s.finished,
         "hand": hands, "drew": list(s.drew), "after_draw": list(s.after_draw),
         "lowest_trump": lowest, "passed": list(s.passed), "out": list(s.out),
