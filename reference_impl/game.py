@@ -264,6 +264,8 @@ class Game:
         s.finished, s.fool = False, None
         s.drew, s.after_draw, s.short_after_draw = [0] * n, [len(h) for h in s.hands], [False] * n
         s.transferer, s.steps = None, 0
+        s.team, s.team_play = self.ruleset.seating(n)
+        s.emptied, s.losers, s.places = [-1] * n, None, None
         s.hand_size = self.ruleset.hand_size_fn(s)
         s.attacker = s.defender = 0
         s.attacker = setup.attacker if setup.attacker is not None else self._decide(s, "first_attacker")
@@ -307,11 +309,15 @@ class Game:
         return self.state.finished
 
     def returns(self) -> list[float]:
-        """-1 for the fool, +1/(n-1) for each other player; all 0 for a draw or unfinished game."""
+        """Zero-sum returns from the losers the spec names (end.losers): -1 for each loser, and
+        the losers' stake shared by the others; all 0 for a draw or an unfinished game."""
         s = self.state
-        if not s.finished or s.fool is None:
+        losers = s.losers
+        if not s.finished or not losers or not any(losers) or all(losers):
             return [0.0] * s.n
-        return [-1.0 if seat == s.fool else 1.0 / (s.n - 1) for seat in range(s.n)]
+        lost = sum(losers)
+        share = lost / (s.n - lost)
+        return [-1.0 if losers[seat] else share for seat in range(s.n)]
 
     def acting_seats(self) -> list[int]:
         return sorted({a.seat for a in self._legal})

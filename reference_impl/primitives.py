@@ -12,7 +12,10 @@ def add_attack_card(g, s, a):
     if not s.table:
         s.opener = seat
         s.defender_hand_at_start = len(s.hands[s.defender])
-    _remove(s.hands[seat], card)
+    hand = s.hands[seat]
+    _remove(hand, card)
+    if not hand:
+        s.emptied[seat] = s.steps
     s.table.append([card, None])
     s.unbeaten += 1
     s.added_since_answer += 1
@@ -28,7 +31,10 @@ def cover_card(g, s, a):
         if pair[0] is target:
             pair[1] = card
             break
-    _remove(s.hands[seat], card)
+    hand = s.hands[seat]
+    _remove(hand, card)
+    if not hand:
+        s.emptied[seat] = s.steps
     s.unbeaten -= 1
     s.added_since_answer = 0
     s.table_ranks.add(card.rank)
@@ -65,7 +71,7 @@ def start_taking(g, s, a):
 def move_defence_on(g, s, a):
     """After a transfer: the defender hands the defence to the next player in the game."""
     s.transferer = s.defender
-    s.defender = s.left_of(s.defender)
+    s.defender = g.decide_seat["transfer_defender"](s, None)
     s.defender_hand_at_start = len(s.hands[s.defender])
     s.added_since_answer = 0
 
@@ -116,18 +122,32 @@ def replenish(g, s, a):
 
 
 def mark_out(g, s, a):
+    """Mark out every seat the `out` decision says is; those going out together join the
+    finishing order in the order they played their last card."""
     out, is_out = g.decide_seat["out"], s.out
-    for seat in range(s.n):
-        if not is_out[seat] and out(s, seat):
-            is_out[seat] = True
-            s.active -= 1
-            s.finish_order.append(seat)
+    gone = [seat for seat in range(s.n) if not is_out[seat] and out(s, seat)]
+    if len(gone) > 1:
+        gone.sort(key=s.emptied.__getitem__)
+    for seat in gone:
+        is_out[seat] = True
+        s.active -= 1
+        s.finish_order.append(seat)
 
 
 def check_end(g, s, a):
-    if g.decide_seat["game_over"](s, None):
+    """End the deal when `game_over` says so: the fool, the losers and the standing, each by its
+    decision."""
+    decide = g.decide_seat
+    if decide["game_over"](s, None):
         s.finished = True
-        s.fool = g.decide_seat["fool"](s, None)
+        s.fool = decide["fool"](s, None)
+        loser, key = decide["loser"], decide["place_key"]
+        s.losers = tuple(bool(loser(s, x)) for x in range(s.n))
+        order = sorted(range(s.n), key=lambda x: (key(s, x), x))
+        places = [0] * s.n
+        for place, seat in enumerate(order, 1):
+            places[seat] = place
+        s.places = tuple(places)
 
 
 def next_roles(g, s, a, *, after):

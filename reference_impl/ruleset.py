@@ -32,9 +32,9 @@ DECISION_TYPES = {
     "first_attacker": SEAT + "?", "first_defender": SEAT + "?", "bout_beaten_off": BOOL,
     "bout_taken": BOOL, "drawer": BOOL, "draw_key": INT, "next_attacker_after_beaten_off": SEAT + "?",
     "next_attacker_after_take": SEAT + "?", "next_defender": SEAT + "?", "out": BOOL, "game_over": BOOL,
-    "fool": SEAT + "?",
+    "fool": SEAT + "?", "transfer_defender": SEAT + "?", "loser": BOOL, "place_key": INT,
 }
-SEAT_DECISIONS = {"drawer", "draw_key", "out"}
+SEAT_DECISIONS = {"drawer", "draw_key", "out", "loser", "place_key"}
 # Decisions checked after every step, in this order; each starts the flow event of its name.
 BOUT_ENDS = ("bout_beaten_off", "bout_taken")
 MAX_SETTLE = 1000  # bout ends in a row before the interpreter gives up
@@ -66,6 +66,8 @@ class Ruleset:
         self.deck = spec.deck
         limits = spec.deck_data["players"]
         self.player_limits = (limits["min"], limits["max"])
+        layout = spec.teams.get(self.options.get("teams"), {})
+        self._seating = {row["players"]: tuple(row["teams"]) for row in layout.get("seating", [])}
         self.active_rules: list[Rule] = []
         self.legality: dict[str, list[CompiledRule]] = {k: [] for k in vocab.ACTION_KINDS}
         self.order: dict[str, CompiledRule] = {}
@@ -81,6 +83,12 @@ class Ruleset:
         # decision -> its compiled fn(state, seat), shared by every game of this ruleset
         self.decide_fns = {name: cr.clause.fn for name, cr in self.decisions.items()}
         self.legal_fn, self.passes_fn = self._fuse()  # also sets settle_fn and draw_order_fn
+
+    def seating(self, n: int) -> tuple[tuple[int, ...], bool]:
+        """Each seat's team at `n` players and whether that is team play (spec/teams.yaml); where
+        the layout seats no teams at `n`, everyone is a team of one."""
+        teams = self._seating.get(n)
+        return (teams, True) if teams else (tuple(range(n)), False)
 
     @property
     def name(self) -> str:

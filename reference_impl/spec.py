@@ -51,6 +51,7 @@ class Spec:
     rules: list[Rule]
     areas: list[dict]
     disputes: dict[str, Dispute] = field(default_factory=dict)  # D-id -> Dispute
+    teams: dict = field(default_factory=dict)  # layout -> {title, text, sources, seating}
 
     @property
     def rules_by_id(self) -> dict[str, Rule]:
@@ -121,6 +122,8 @@ def load_spec(root=None) -> Spec:
             rules.append(Rule(area=area["id"], file=file, path=f"rules[{i}]", **r))
     spec = Spec(root, manifest["title"], sources, Deck(deck_data["ranks"], deck_data["suits"]),
                 deck_data, options, presets, definitions, flow, invariants, rules, manifest["areas"])
+    spec.teams = _read(root, files["teams"], "teams.schema.json")["layouts"]
+    _check_teams(spec, str(root / files["teams"]), options_file)
     _check_references(spec, str(root / files["sources"]), options_file,
                       str(root / files["presets"]), str(root / files["invariants"]))
     spec.disputes = read_disputes(_read(root, files["disputes"], "disputes.schema.json"), spec,
@@ -176,6 +179,36 @@ def _check_references(spec: Spec, sources_file, options_file, presets_file, inv_
         if inv["id"] in ids:
             raise SpecError(f"invariant id {inv['id']!r} is used twice", inv_file, f"invariants[{i}].id")
         ids.add(inv["id"])
+
+
+def _check_teams(spec: Spec, file: str, options_file: str) -> None:
+    """Every layout is a value of the option `teams` and back; seatings fit the deck's player
+    limits and put at least two teams at the table."""
+    option = spec.options.get("teams")
+    values = set(option.values) - {"none"} if option is not None else set()
+    for name in sorted(values - set(spec.teams)):
+        raise SpecError(f"option teams has the value {name!r} but no layout of that name", file,
+                        "layouts")
+    lo, hi = spec.deck_data["players"]["min"], spec.deck_data["players"]["max"]
+    for name, layout in spec.teams.items():
+        path = f"layouts.{name}"
+        if name not in values:
+            raise SpecError(f"layout {name!r} is not a value of the option teams", options_file,
+                            "options.teams.values")
+        for tag in layout["sources"]:
+            if tag not in spec.sources:
+                raise SpecError(f"unknown source tag {tag!r}.{suggest(tag, spec.sources)}", file,
+                                f"{path}.sources")
+        seen = set()
+        for i, row in enumerate(layout["seating"]):
+            n, teams = row["players"], row["teams"]
+            where = f"{path}.seating[{i}]"
+            if n in seen or not lo <= n <= hi:
+                raise SpecError(f"{n} players: twice, or outside the deck's {lo} to {hi}", file, where)
+            seen.add(n)
+            if len(teams) != n or len(set(teams)) < 2 or set(teams) != set(range(len(set(teams)))):
+                raise SpecError(f"teams must give one team number per seat, numbered from 0, with "
+                                f"at least two teams: {teams}", file, f"{where}.teams")
 
 
 @lru_cache(maxsize=4)

@@ -67,7 +67,8 @@ class State:
         "passed", "out", "active", "finish_order", "defender_hand_at_start", "unbeaten",
         "table_ranks", "attack_ranks", "can_throw", "any_throw", "finished", "fool",
         "last_attacker", "last_defender", "drew", "after_draw", "short_after_draw",
-        "transferer", "hand_size", "steps", "added_since_answer", "last_adder",
+        "transferer", "hand_size", "steps", "added_since_answer", "last_adder", "team",
+        "team_play", "emptied", "losers", "places",
     )
 
     def clone(self) -> "State":
@@ -82,6 +83,7 @@ class State:
         new.can_throw, new.drew = self.can_throw[:], self.drew[:]
         new.after_draw, new.short_after_draw = self.after_draw[:], self.short_after_draw[:]
         new.table_ranks, new.attack_ranks = set(self.table_ranks), set(self.attack_ranks)
+        new.emptied = self.emptied[:]
         return new
 
     # -- queries the vocabulary uses ------------------------------------------------------
@@ -94,6 +96,30 @@ class State:
                 return nxt
             nxt = (nxt + 1) % n
         return seat
+
+    def next_opponent(self, seat: int) -> int:
+        """The next seat clockwise that is not out and not on the seat's team (the seat itself if
+        there is none). Without teams every team has one seat, so this is left_of."""
+        n, out, team = self.n, self.out, self.team
+        mine = team[seat]
+        nxt = (seat + 1) % n
+        while nxt != seat:
+            if not out[nxt] and team[nxt] != mine:
+                return nxt
+            nxt = (nxt + 1) % n
+        return seat
+
+    def teams_in_game(self) -> int:
+        out, team = self.out, self.team
+        return len({team[x] for x in range(self.n) if not out[x]})
+
+    def team_out(self, seat: int) -> bool:
+        out, team = self.out, self.team
+        return all(out[x] for x in range(self.n) if team[x] == team[seat])
+
+    def finish_place(self, seat: int) -> int:
+        order = self.finish_order
+        return order.index(seat) + 1 if seat in order else 0
 
     def unbeaten_cards(self) -> list[Card]:
         return [a for a, d in self.table if d is None]
@@ -121,6 +147,6 @@ class State:
 
 # Slots holding numbers, cards, bools or None, which a clone may share.
 _CONTAINERS = {"hands", "table", "talon", "discard", "passed", "out", "finish_order", "can_throw",
-               "drew", "after_draw", "short_after_draw", "table_ranks", "attack_ranks"}
+               "drew", "after_draw", "short_after_draw", "table_ranks", "attack_ranks", "emptied"}
 _VALUES = tuple(n for n in State.__slots__ if n not in _CONTAINERS)
 _get_values = operator.attrgetter(*_VALUES)

@@ -62,6 +62,21 @@ STATE = {
                             doc="the player's hand size right after the last draw"),
     "short_after_draw": Name(BOOL, "s.short_after_draw[{0}]", (SEAT,),
                              doc="the player needed cards after the last bout and was left short"),
+    # teams (spec/teams.yaml); without teams every player is a team of one
+    "team_play": Name(BOOL, "s.team_play", doc="the players play in teams at this player count"),
+    "team": Name(INT, "s.team[{0}]", (SEAT,),
+                 doc="the player's team number (their own seat number when playing alone)"),
+    "teammate": Name(BOOL, "({0} != {1} and s.team[{0}] == s.team[{1}])", (SEAT, SEAT),
+                     doc="two different players of one team"),
+    "next_opponent": Name(SEAT, "s.next_opponent({0})", (SEAT,),
+                          doc="the next player clockwise in the game who is not the player's teammate"),
+    "teams_in_game": Name(INT, "s.teams_in_game()", doc="teams with a player still in the game"),
+    "team_out": Name(BOOL, "s.team_out({0})", (SEAT,),
+                     doc="every player of the player's team is out"),
+    # the result of a deal
+    "fool": Name(SEAT + "?", "s.fool", doc="the fool of the finished deal, or None"),
+    "finish_place": Name(INT, "s.finish_place({0})", (SEAT,),
+                         doc="1 for the first player out, 2 for the second, ...; 0 while in the game"),
 }
 
 # Names bound by the action being checked, by action kind.

@@ -7,8 +7,8 @@ class TransferIgnoresCapacity(BrokenEngine):
     breaks = "transfer.capacity"
     wrong = "transfers to a defender with too few cards"
     edit = ("rules/transfer.yaml",
-            "clause: \"opt.transfer_capacity_check == 'none' or hand(left(defender))",
-            "clause: \"True or hand(left(defender))")
+            "clause: \"opt.transfer_capacity_check == 'none' or hand(transfer_target)",
+            "clause: \"True or hand(transfer_target)")
 
 
 if __name__ == "__main__":

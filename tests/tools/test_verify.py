@@ -22,8 +22,9 @@ from durak_spec.reference_impl import vocab
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.lang import SEAT, STR
 from durak_spec.reference_impl.primitives import PRIMITIVES
+from durak_spec.reference_impl.ruleset import SEAT_DECISIONS
 from durak_spec.tools.verify.backend.machine import PRIMITIVES as SYMBOLIC
-from durak_spec.tools.verify.backend.machine import Machine
+from durak_spec.tools.verify.backend.machine import RESULT_DECISIONS, Machine
 from durak_spec.tools.verify.backend.state import CALL_NAMES, VALUE_NAMES, SymAction, concrete
 from durak_spec.tools.verify.backend.values import Card, V, simp
 from durak_spec.tools.verify.boundary import generate, generate_fresh
@@ -117,7 +118,8 @@ MORE_HOUSE_RULES = {"done_by": "main_attacker", "pile_on": "one_at_a_time",
 @pytest.mark.parametrize("preset,n,options", [("podkidnoy", 3, {}), ("perevodnoy_online", 2, {}),
                                               ("podkidnoy_online", 4, {}),
                                               ("perevodnoy", 3, HOUSE_RULES),
-                                              ("podkidnoy", 4, MORE_HOUSE_RULES)])
+                                              ("podkidnoy", 4, MORE_HOUSE_RULES),
+                                              ("podkidnoy_teams", 4, {})])
 def test_the_z3_backend_agrees_with_the_python_backend_on_states_of_random_games(spec, preset, n,
                                                                                   options):
     ruleset = spec.ruleset(preset, options)
@@ -134,7 +136,9 @@ def test_the_z3_backend_agrees_with_the_python_backend_on_states_of_random_games
                 want = p.clause.fn(s) if p.lemma else p.clause.fn(s, 0, "attack")
                 assert _value(m.clause(cs, p.clause.tree, {"seat": _seat(0), "kind": _kind("attack")})) == bool(want), p.id
             for name, cr in ruleset.decisions.items():
-                seats = range(n) if name in ("drawer", "draw_key", "out") else [None]
+                if name in RESULT_DECISIONS:
+                    continue
+                seats = range(n) if name in SEAT_DECISIONS else [None]
                 for seat in seats:
                     want = cr.clause.fn(s, seat)
                     have = _value(m.decide(cs, name, seat))

@@ -18,7 +18,8 @@ import z3
 
 from durak_spec.reference_impl import vocab
 from durak_spec.reference_impl.errors import DurakError
-from durak_spec.tools.verify.backend.machine import Machine
+from durak_spec.reference_impl.ruleset import SEAT_DECISIONS
+from durak_spec.tools.verify.backend.machine import RESULT_DECISIONS, Machine
 from durak_spec.tools.verify.backend.state import SymAction, SymState
 from durak_spec.tools.verify.backend.values import Opt, simp, zbool, zint
 from durak_spec.tools.verify.invariants import check, properties
@@ -76,7 +77,9 @@ def _meanings(m: Machine, s: SymState, mid: SymState, actions: dict, throw: SymA
     out = [(f"legality of {kind}", m.legal(s, a)) for kind, a in actions.items()]
     out.append(("legality of throw between steps", m.passes_rules(mid, throw)))
     for name, cr in sorted(m.ruleset.decisions.items()):
-        seats = range(m.n) if name in ("drawer", "draw_key", "out") else [None]
+        if name in RESULT_DECISIONS:
+            continue
+        seats = range(m.n) if name in SEAT_DECISIONS else [None]
         for seat in seats:
             out.append((f"decision {name}", m.decide(mid, name, seat)))
     for event, steps in m.ruleset.spec.flow.items():

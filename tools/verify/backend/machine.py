@@ -34,6 +34,10 @@ from durak_spec.tools.verify.backend.values import (
     zint,
 )
 
+# Decisions about a finished deal's result that the symbolic state does not model (who loses
+# with the fool, the finishing order): they read the finishing order, which is not abstracted.
+RESULT_DECISIONS = ("loser", "place_key")
+
 
 def conj(terms):
     out = []
@@ -333,7 +337,7 @@ def start_taking(m, s, a):
 
 
 def move_defence_on(m, s, a):
-    new = s.left(s.defender)
+    new = m.decide(s, "transfer_defender")
     return s.replace(transferer=s.defender, defender=new, dhs=s.hand_of(new), added=0)
 
 

@@ -20,7 +20,17 @@ import z3
 
 from durak_spec.reference_impl import vocab
 from durak_spec.reference_impl.lang import BOOL, CARD, SEAT, STR
-from durak_spec.tools.verify.backend.values import Card, Opt, V, ite, pick, simp, zint
+from durak_spec.tools.verify.backend.values import (
+    Card,
+    Opt,
+    Untranslatable,
+    V,
+    ite,
+    pick,
+    simp,
+    zbool,
+    zint,
+)
 
 SCALAR_INTS = ("talon", "A", "U", "discard", "attacker", "defender", "opener", "dealer",
                "last_attacker", "last_defender", "bout", "beaten", "dhs", "trump", "transferer",
@@ -181,6 +191,33 @@ class SymState:
             result = ite(out[nxt], result, nxt)
         return result
 
+    @property
+    def teams(self) -> tuple:
+        return self.machine.ruleset.seating(self.machine.n)[0]
+
+    def next_opponent(self, seat):
+        """The next seat clockwise that is not out and not a teammate (State.next_opponent)."""
+        seat = simp(seat)
+        n, out, teams = self.machine.n, self.f["out"], self.teams
+        if not isinstance(seat, int):
+            return pick([self.next_opponent(i) for i in range(n)], seat)
+        result = seat
+        for step in range(n - 1, 0, -1):
+            nxt = (seat + step) % n
+            if teams[nxt] != teams[seat]:
+                result = ite(out[nxt], result, nxt)
+        return result
+
+    def team_out(self, seat):
+        n, out, teams = self.machine.n, self.f["out"], self.teams
+        return pick([simp(z3.And([zbool(out[y]) for y in range(n) if teams[y] == teams[x]]))
+                     for x in range(n)], seat)
+
+    def teams_in_game(self):
+        n, out, teams = self.machine.n, self.f["out"], self.teams
+        return seat_sum(ite(z3.Or([z3.Not(zbool(out[x])) for x in range(n) if teams[x] == t]), 1, 0)
+                        for t in sorted(set(teams)))
+
     def value(self, name: str):
         """A vocabulary name's value in this state."""
         if name == "any_throw":
@@ -190,6 +227,16 @@ class SymState:
     def call(self, name: str, args: list):
         """A vocabulary function's value in this state for translated arguments."""
         f = self.f
+        if name == "teammate":
+            a, b = (simp(x) for x in args)
+            teams = self.teams
+            pairs = [(i, j) for i in range(len(teams)) for j in range(len(teams))
+                     if i != j and teams[i] == teams[j]]
+            if isinstance(a, int) and isinstance(b, int):
+                return (a, b) in pairs
+            return simp(z3.Or([z3.And(zint(a) == i, zint(b) == j) for i, j in pairs])) if pairs else False
+        if name == "finish_place":
+            raise Untranslatable("finish_place (the finishing order is not modelled)")
         if name == "cw":
             a, b = (simp(x) for x in args)
             n = self.machine.n
@@ -207,6 +254,12 @@ class SymState:
             return self.left(x)
         if name == "has_throw":
             return pick(self.can_throw, x)
+        if name == "team":
+            return pick(list(self.teams), x)
+        if name == "next_opponent":
+            return self.next_opponent(x)
+        if name == "team_out":
+            return self.team_out(x)
         if name == "lowest_trump":
             return Opt(pick(f["lowest_trump"], x), simp(z3.Not(pick(f["has_trump"], x))))
         if name == "lowest_rank":
@@ -243,10 +296,14 @@ _VALUES = {
     "finished": lambda s, f: f["finished"],
     "last_attacker": lambda s, f: f["last_attacker"],
     "last_defender": lambda s, f: f["last_defender"],
+    "team_play": lambda s, f: s.machine.ruleset.seating(s.machine.n)[1],
+    "teams_in_game": lambda s, f: s.teams_in_game(),
+    "fool": lambda s, f: Opt(f["fool"], f["fool_none"]),
 }
 VALUE_NAMES = set(_VALUES) | {"any_throw"}
 CALL_NAMES = {"hand", "left", "cw", "is_out", "passed", "has_throw", "has_trump", "lowest_trump",
-              "lowest_rank", "drew", "hand_after_draw", "short_after_draw"}
+              "lowest_rank", "drew", "hand_after_draw", "short_after_draw", "team", "teammate",
+              "next_opponent", "team_out", "finish_place"}
 
 
 def ite_state(c, a: SymState, b: SymState) -> SymState:
