@@ -20,6 +20,7 @@ Any other exception a method raises is reported as that engine's error for the c
 
 from __future__ import annotations
 
+from durak_spec.conformance.actionmodel import apply_move
 from durak_spec.reference_impl.errors import DurakError, IllegalAction
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.notation import action_text, protocol_state
@@ -80,7 +81,7 @@ class ReferenceEngine:
     def apply(self, action: str) -> dict:
         game = self.game
         try:
-            game.apply_action(game.parse_action(action))
+            apply_move(game, action)  # one action, or a multi-card opening (protocol 1.1)
         except IllegalAction as exc:
             return {"accepted": False, "rule": exc.rule_id, "reason": exc.reason}
         except DurakError as exc:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from durak_spec.conformance.actionmodel import ActionModel
 from durak_spec.conformance.coverage import ClauseCoverage
 from durak_spec.conformance.engine import comparable, state_view
 from durak_spec.conformance.protocol import check_result
@@ -180,6 +181,7 @@ class Lockstep:
         levels = set(hello.get("levels", ["verdicts"]))
         self.state_level, self.legal_level = "state" in levels, "legal" in levels
         self.positions = hello.get("positions") is True
+        self.model = ActionModel.from_hello(hello)  # only actions its move model can express
         self.on_divergence = on_divergence or (lambda d: None)
         self.wants = lambda sig, length, prior: True  # the campaign counts what it does not want
         self.since_sync: frozenset = frozenset()  # signatures seen since the last (re)start
@@ -241,6 +243,8 @@ class Lockstep:
                 action = Action(kind, seat)
             if action in legal_set or agree is not None and text_of(action) in agree:
                 continue
+            if not self.model.expressible(action, s, False):
+                continue
             rule = g.explain(action)[0]
             if (rule, kind) in self.avoid_probe and rng.random() < AVOID:
                 continue
@@ -263,7 +267,7 @@ class Lockstep:
         while len(plan) < limit and not g.is_terminal():
             if len(plan) % CHECKPOINT == 0:
                 checkpoints[len(plan)] = g.clone()
-            legal = g.legal_actions()
+            legal = self.model.sendable(g)
             if todo is not None:
                 text = next(todo, None)
                 if text is None:
@@ -282,7 +286,7 @@ class Lockstep:
                 if state:
                     p.view = comparable(state_view(g))
                 if legal_level:
-                    p.legal = {text_of(a) for a in g.legal_actions()}
+                    p.legal = {text_of(a) for a in self.model.sendable(g)}
             plan.append(p)
         return plan, checkpoints
 
@@ -340,7 +344,7 @@ class Lockstep:
                     return False
                 k += 1
             if self.legal_level:
-                want = {text_of(a) for a in g.legal_actions()}
+                want = {text_of(a) for a in self.model.sendable(g)}
                 have = self._check_legal(g, want, replies[k].value.get("actions"), seg, [])
                 self.agree = None if have is None or have == want else have
         if seg.trail:

@@ -15,11 +15,12 @@ from __future__ import annotations
 import fnmatch
 import shlex
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from durak_spec.conformance.actionmodel import ActionModel, translate
 from durak_spec.conformance.cases import CASES_DIR, Case, Step
-from durak_spec.conformance.engine import ReferenceEngine
+from durak_spec.conformance.engine import ReferenceEngine, state_view
 from durak_spec.conformance.protocol import check_result
 from durak_spec.conformance.transport import (
     Adapter,
@@ -29,6 +30,7 @@ from durak_spec.conformance.transport import (
     Reply,
 )
 from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.notation import comparable_field
 from durak_spec.reference_impl.spec import Spec
 from durak_spec.reference_impl.yamlio import InputError, load_file
@@ -184,6 +186,7 @@ class Session:
             self.adapter.close()
             raise AdapterError(f"engine {self.adapter_name}: hello: {problem}")
         self.hello = hello
+        self.model = ActionModel.from_hello(hello)  # the schema has checked its values
         return hello
 
     def close(self) -> None:
@@ -255,7 +258,9 @@ class Session:
             res.status, res.message = "skip", gap
             return self._finish(res, t0)
         try:
-            res.steps_run = self._play(self.adapter, case, preset, resolved, self.hello.get("levels", []))
+            played = self.as_engine_plays(case, rs)
+            res.description = played.description
+            res.steps_run = self._play(self.adapter, played, preset, resolved, self.hello.get("levels", []))
         except Mismatch as m:
             res.status, res.step, res.action, res.check = "fail", m.step, m.action, m.check
             res.want, res.have, res.message = m.want, m.have, m.message
@@ -267,6 +272,20 @@ class Session:
             res.status = "error"
             res.message = f"engine {fault.what}: {fault.detail}; {self._restart()}"
         return self._finish(res, t0)
+
+    def as_engine_plays(self, case: Case, ruleset) -> Case:
+        """The case as the engine's action model plays it (conformance/actionmodel.py): unchanged
+        for the protocol's own model; otherwise its moves, with the expectations re-derived on
+        the reference for them, and the steps left out named in the description."""
+        model = getattr(self, "model", None)
+        if model is None or model.canonical:
+            return case
+        game = Game(ruleset, Setup.from_json(case.setup, ruleset.deck, ruleset.player_limits))
+        moves = translate(case.steps, game, model, state_view, legal_before=case.legal is not None)
+        steps = [Step(m.action, m.expect, m.rule, m.state, m.legal) for m in moves.moves]
+        left_out = "; ".join(f"step {i} ({case.steps[i].action}) not sent: {why}" for i, why in moves.dropped)
+        note = f" [played as the engine's action model: {model.describe()}{'; ' + left_out if left_out else ''}]"
+        return replace(case, steps=steps, legal=moves.legal, description=case.description + note)
 
     def _finish(self, res: Result, t0: float) -> Result:
         res.seconds = time.perf_counter() - t0
