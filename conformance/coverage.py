@@ -31,6 +31,7 @@ from durak_spec.reference_impl.lang import BOOL, CMP_OPS, INT, RANK, RUNTIME, Co
 from durak_spec.reference_impl.vocab import action_names
 
 BOUNDARY_DIR = CASES_DIR / "generated" / "boundary"
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 NO_EDGE = "the clause decides the verdict"
 SIDES = ("accept", "reject")
 # For each operator, the difference a - b at which it holds at its edge, and those at which it
@@ -79,7 +80,7 @@ def boundary_targets() -> tuple:
     out = []
     for path in sorted(BOUNDARY_DIR.rglob("*.yaml")):
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
             gen = data["generated"]
             for preset in data.get("variants", ["podkidnoy"]):
                 out.append((gen["rule"], gen["verdict"], preset, int(gen.get("players", 2)),
@@ -114,6 +115,7 @@ class ClauseCoverage:
             if not rule.order:
                 for kind in rule.kinds:
                     self._open.setdefault(kind, []).append(rule)
+        self._kind_rules = {k: list(v) for k, v in self._open.items()}
 
     def _instrument(self, rule) -> _Rule:
         ops: list = []
@@ -172,6 +174,15 @@ class ClauseCoverage:
                 self._mark(rule.accept, False)
             return
         self._mark(rule.reject, bool(rule.ops) and False in self._edges(rule, state, action))
+
+    def edge_rule(self, state, action) -> str:
+        """The first rule of the action's kind whose numeric comparison holds at its edge for
+        this allowed action (a sixth card: limits.cap), or ''. The fuzzer names it for an action
+        the engine refuses when the interpreter's attribution names no rule."""
+        for rule in self._kind_rules.get(action.kind, ()):
+            if rule.ops and True in self._edges(rule, state, action):
+                return rule.id
+        return ""
 
     def exercised(self, rule_id: str, side: str) -> int | None:
         """The game in which the side was first exercised as its target asks, or None."""

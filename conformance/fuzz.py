@@ -45,11 +45,15 @@ from durak_spec.conformance.lockstep import (
 from durak_spec.conformance.record import record_case
 from durak_spec.conformance.runner import Result, Session
 from durak_spec.conformance.transport import Adapter, AdapterError
+from durak_spec.reference_impl.diagnose import Observation
+from durak_spec.reference_impl.diagnose import diagnose as counterfactual
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.yamlio import InputError, load_file
 
 SHRINK_TESTS = 400   # engine runs spent shrinking one divergence, at most
+SEARCH_GAMES = 120   # short games from new deals tried for a shorter witness (without positions)
+SHORT = 8            # a witness this short is not searched further
 SYNC_EVERY = 50      # games between looks at a shared database for other workers' finds
 
 
@@ -62,6 +66,7 @@ class Entry:
     first_game: int = 0
     known: str | None = None     # the ledger's reason when the divergence is known
     replayed: bool = False       # first found by replaying a saved witness
+    as_if: list = field(default_factory=list)  # option values under which the reference agrees
     case: dict | None = None
     case_path: Path | None = None
     found_length: int = 0        # the witness's length before shrinking
@@ -84,7 +89,8 @@ class Entry:
                 "occurrences": self.count, "first_game": self.first_game,
                 "replayed": self.replayed, "steps": len(w.steps), "found_steps": self.found_length,
                 "from_position": _is_position(w.setup), "message": w.message,
-                "diagnosis": w.diagnosis, "known": self.known, "follows": self.follows,
+                "diagnosis": w.diagnosis, "as_if": self.as_if, "known": self.known,
+                "follows": self.follows,
                 "case": self.case["id"] if self.case else None,
                 "case_path": str(self.case_path) if self.case_path else None}
 
@@ -258,21 +264,30 @@ class Campaign:
         self.lock.play(setup, rng)
 
     # -- shrinking ---------------------------------------------------------------------------
-    def _occurrences(self, setup_json: dict, steps: list) -> list[Divergence]:
-        """The divergences the engine shows when the witness (setup, steps) is played again."""
+    def _occurrences(self, setup_json: dict, steps: list | None, rng=None,
+                     limit: int | None = None) -> list[Divergence]:
+        """The divergences the engine shows when the witness (setup, steps) is played again, or
+        in a random game of at most `limit` steps from the setup (`steps` None)."""
         found: list[Divergence] = []
-        saved = self.lock.on_divergence, self.lock.coverage, self.lock.wants
-        self.lock.on_divergence, self.lock.coverage = found.append, self._scratch_coverage
+        lock = self.lock
+        saved = (lock.on_divergence, lock.coverage, lock.wants, lock._sampled, lock.avoid_probe,
+                 lock.avoid_after, lock.run)
+        lock.on_divergence, lock.coverage = found.append, self._scratch_coverage
+        lock._sampled, lock.avoid_probe, lock.avoid_after = {}, set(), set()
         self.lock.wants = lambda sig, length, prior: True
         steps_before = self.lock.steps
         try:
             setup = Setup.from_json(setup_json, self.lock.ruleset.deck,
                                     self.lock.ruleset.player_limits)
-            self.lock.play(setup, random.Random(0), fixed=[s["do"] for s in steps])
+            if steps is None:
+                self.lock.play(setup, rng, limit=limit)
+            else:
+                self.lock.play(setup, random.Random(0), fixed=[s["do"] for s in steps])
         except (DurakError, GameSkipped):
             return []
         finally:
-            self.lock.on_divergence, self.lock.coverage, self.lock.wants = saved
+            (lock.on_divergence, lock.coverage, lock.wants, lock._sampled, lock.avoid_probe,
+             lock.avoid_after, lock.run) = saved
             self.lock.steps = steps_before
         return found
 
@@ -300,9 +315,26 @@ class Campaign:
         w = _keep(w, again)
         if self.lock.positions and w.steps:
             w = self._from_position(w, test)
+        if not self.lock.positions and len(w.steps) > SHORT:
+            w = self._search_deals(w)
         if len(w.steps) > 1:
             w = self._reduce_prefix(w, test)
         entry.witness = w
+
+    def _search_deals(self, w: Divergence) -> Divergence:
+        """Short games from new deals, each cut at the current witness's length: the shortest
+        prefix on any deal that still shows the divergence (as csmith's users search for a small
+        program before reducing it)."""
+        rng = random.Random(f"{self.seed_value} {w.signature}")
+        for _ in range(SEARCH_GAMES):
+            if len(w.steps) <= SHORT:
+                break
+            setup = Setup.deal(self.lock.ruleset, w.players, rng.randrange(2**31))
+            found = self._occurrences(setup.to_json(), None, rng, len(w.steps) - 1)
+            hits = [d for d in found if d.signature == w.signature and d.length < w.length]
+            if hits:
+                w = min(hits, key=lambda d: d.length)
+        return w
 
     def _from_position(self, w: Divergence, test) -> Divergence:
         """Start from the reference's position just before the divergence (further back when
@@ -367,6 +399,32 @@ class Campaign:
                 n = min(len(prefix), n * 2)
         return w
 
+    def diagnose(self, entry: Entry, budget: float) -> None:
+        """The counterfactual diagnosis of the shrunk witness: "plays as if X = Y" or "no option
+        explains this: rule R" (reference_impl/diagnose.py)."""
+        w = entry.witness
+        obs = [Observation(s["do"], s["expect"] == "accept") for s in w.steps]
+        last = w.steps[-1]["do"] if w.steps else None
+        if w.kind == "verdict-accepts":
+            obs[-1] = Observation(last, True)
+        elif w.kind == "verdict-rejects":
+            obs[-1] = Observation(last, False)
+        elif w.kind.startswith("state."):
+            field_name = w.kind[6:]
+            seen = Observation(last, True, state={field_name: w.have})
+            obs = obs[:-1] + [seen] if w.steps else [seen]
+        elif w.kind.startswith("legal") and isinstance(w.have, list):
+            seen = Observation(last, True, legal=list(w.have))
+            obs = obs[:-1] + [seen] if w.steps else [seen]
+        else:
+            return
+        try:
+            found = counterfactual(self.lock.ruleset, w.setup, obs, budget=budget)
+        except (DurakError, KeyError, ValueError):
+            return
+        w.diagnosis = found.message()
+        entry.as_if = list(found.as_if)
+
     # -- output ------------------------------------------------------------------------------
     def write_case(self, entry: Entry, out_dir: Path) -> None:
         entry.case = found_case(self.spec, entry.witness, self.preset, self.options,
@@ -384,13 +442,16 @@ def _keep(old: Divergence, new: Divergence, force: bool = False) -> Divergence:
 def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | None = None,
          players=None, games: int = 100, seed_value: int = 0, out_dir: Path | None = None,
          adapter_name: str = "engine", shrink: bool = True, known: dict | None = None,
-         database: str | None = None, sync=None, progress=None) -> FuzzResult:
+         database: str | None = None, sync=None, progress=None,
+         diagnosis: float = 0.5) -> FuzzResult:
     """One campaign of `games` games against one engine under one variant: every distinct
     divergence, shrunk and written as a case under `out_dir`.
 
     `players` is a count, a list of counts (games cycle through them) or None (every count the
     engine plays). `database` is where witnesses are shared (see open_database). `sync` is a
-    callable polled every SYNC_EVERY games; when it returns True the database is read again."""
+    callable polled every SYNC_EVERY games; when it returns True the database is read again.
+    `diagnosis` is the time budget, in seconds per divergence, of the counterfactual search over
+    option values (0: none)."""
     options = dict(options or {})
     out_dir = Path(out_dir or "durak-fuzz")
     db = open_database(database, out_dir)
@@ -432,6 +493,8 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
         entry.found_length = entry.witness.length
         if shrink:
             camp.shrink(entry)
+        if diagnosis > 0:
+            camp.diagnose(entry, diagnosis)
         try:
             camp.write_case(entry, out_dir)
         except DurakError as exc:

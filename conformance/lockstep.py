@@ -27,6 +27,7 @@ from durak_spec.conformance.coverage import ClauseCoverage
 from durak_spec.conformance.engine import comparable, state_view
 from durak_spec.conformance.protocol import check_result
 from durak_spec.conformance.transport import Adapter, EngineFault
+from durak_spec.reference_impl.diagnose import Observation, attribute
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.notation import comparable_field
@@ -41,16 +42,10 @@ PROBE_TRIES = 6    # illegal candidates drawn per probe; the one whose rule is l
 CARD_BIAS = 0.8    # share of choices among card plays when there are any (bouts grow to limits)
 AVOID = 0.9        # chance of steering away from an action that would repeat a known divergence
 MAX_CUTS = 64      # times a game may go back to the reference before it is given up
+SAMPLE = 8         # occurrences of each kind and shape attributed in full before sampling
 # The order in which state fields are compared: the first that differs names the divergence.
 STATE_ORDER = ("finished", "fool", "out", "attacker", "defender", "taking", "table", "hands",
                "hand_sizes", "talon_count", "discard_count", "trump")
-# Until rule attribution has its home in the interpreter, the rule named for a state field.
-STATE_RULES = {"hands": "draw.order", "talon_count": "draw.who", "hand_sizes": "draw.who",
-               "table": "bout.beaten_off", "discard_count": "bout.beaten_off",
-               "attacker": "rotation.after_beaten_off", "defender": "rotation.defender",
-               "taking": "defence.take", "out": "end.out", "finished": "end.game_over",
-               "fool": "end.fool", "trump": "deck.trump"}
-
 _TEXT: dict = {}
 
 
@@ -59,26 +54,6 @@ def text_of(action: Action) -> str:
     if t is None:
         t = _TEXT[action] = action_text(action)
     return t
-
-
-def name_rule(game: Game, kind: str, action: Action | None, field_name: str | None = None) -> str:
-    """The one rule that decides a difference at `game` (the reference before the action for a
-    verdict, after it for a state field or legal set). This is the single seam to the
-    interpreter's rule attribution."""
-    if kind in ("verdict-accepts", "legal-extra") and action is not None:
-        return game.explain(action)[0]
-    if kind in ("verdict-rejects", "legal-missing") and action is not None:
-        rules = [cr.rule.id for cr in game.ruleset.legality[action.kind] if not cr.clause.const]
-        return rules[0] if rules else ""
-    if field_name is not None:
-        return STATE_RULES.get(field_name, "")
-    return ""
-
-
-def diagnose(game: Game, kind: str, action: Action | None) -> str:
-    """The counterfactual diagnosis ("plays as if X = Y") of a divergence; empty until the
-    interpreter's diagnosis is wired here."""
-    return ""
 
 
 def shape_of(action: Action | None) -> str:
@@ -127,6 +102,15 @@ def signature(kind: str, rule: str, shape: str) -> str:
     return f"{kind} {rule or '-'} {shape}"
 
 
+def _same(have, want: set) -> bool:
+    """The engine's legal list is the reference's set (the common case, checked cheaply)."""
+    try:
+        return type(have) is list and len(have) == len(want) and want.issuperset(have) and \
+            len(set(have)) == len(want)
+    except TypeError:
+        return False
+
+
 class GameSkipped(Exception):
     """The engine skipped a deal (a setup it cannot play)."""
 
@@ -168,6 +152,19 @@ def position_of(game: Game) -> Setup | None:
     return setup
 
 
+def _with_roles(setup: Setup, game: Game) -> Setup | None:
+    """The deal `setup` with the reference's first attacker named (a deal may name it), when that
+    also gives the reference's defender; else None."""
+    if setup.is_position or game.state.steps:
+        return None
+    named = Setup(setup.hands, setup.talon, setup.trump, setup.dealer, game.state.attacker)
+    try:
+        again = Game(game.ruleset, named)
+    except DurakError:
+        return None
+    return named if again.state.defender == game.state.defender else None
+
+
 class Lockstep:
     """Plays games of one variant on the reference and an engine, reporting every divergence to
     `on_divergence` and the rules exercised to `coverage`."""
@@ -192,6 +189,7 @@ class Lockstep:
         self.avoid_probe: set = set()   # (rule, kind) of probes known to diverge
         self.avoid_after: set = set()   # action kinds after which a known state divergence shows
         self.run = float(CHUNK)         # average steps judged before a stretch is cut short
+        self._sampled: dict = {}        # (kind, shape) -> [occurrences, last attribution]
 
     # -- steering ------------------------------------------------------------------------------
     def known(self, div: Divergence) -> None:
@@ -311,6 +309,7 @@ class Lockstep:
         """(Re)start the engine at the segment's setup and replay its trail. False when the game
         cannot go on (a divergence was reported)."""
         self.since_sync, self.pending = frozenset(), set()
+        self.start_differs = False
         setup_json = seg.setup.to_json()
         requests = [("start", {"variant": self.variant, "setup": setup_json})]
         if compare and self.state_level:
@@ -341,6 +340,7 @@ class Lockstep:
             if self.state_level:
                 view = comparable(state_view(g))
                 if not self._check_state(g, view, replies[k].value.get("state"), None, seg, []):
+                    self.start_differs = True
                     return False
                 k += 1
             if self.legal_level:
@@ -386,9 +386,9 @@ class Lockstep:
 
     # -- judging -------------------------------------------------------------------------------
     def _report(self, kind, rule, action: Action | None, want, have, message, seg: _Segment,
-                steps: list, diagnosis=None) -> None:
-        """Report one occurrence. The witness (and the diagnosis, a callable) is built only when
-        the campaign wants it: a new signature, or a shorter witness of a known one."""
+                steps: list) -> None:
+        """Report one occurrence. The witness is built only when the campaign wants it: a new
+        signature, or a shorter witness of a known one."""
         shape = shape_of(action) if kind != "error" or action is not None else "step"
         sig = signature(kind, rule, shape)
         prior = self.since_sync
@@ -398,8 +398,7 @@ class Lockstep:
         witness = [{"do": t, "expect": "accept"} for t in seg.trail] + [dict(s) for s in steps]
         self.on_divergence(Divergence(
             kind, rule, shape, text_of(action) if action is not None else None, want, have,
-            message, seg.setup.to_json(), witness, seg.setup.players,
-            diagnosis() if callable(diagnosis) else "", after=prior))
+            message, seg.setup.to_json(), witness, seg.setup.players, after=prior))
 
     def _check_state(self, g: Game, want: dict, have, action, seg, steps) -> bool:
         """Report the first state field that differs; False when one does."""
@@ -414,16 +413,45 @@ class Lockstep:
         for key in STATE_ORDER:
             if key in want and key in have and \
                     comparable_field(key, want[key]) != comparable_field(key, have[key]):
-                self._report(f"state.{key}", name_rule(g, f"state.{key}", action, key), action,
+                found = self._attribute(seg, steps, Observation(
+                    steps[-1]["do"] if steps else None, True, state=have),
+                    ("state", key, shape_of(action)))
+                if found is not None and found.check.startswith("state.") and \
+                        found.check[6:] in want and found.check[6:] in have:
+                    key = found.check[6:]
+                self._report(f"state.{key}", found.rule or "" if found else "", action,
                              want[key], have[key],
                              f"state.{key} {where}: want {want[key]!r}, have {have[key]!r}",
-                             seg, steps, lambda: diagnose(g, f"state.{key}", action))
+                             seg, steps)
                 return False
         return True
 
+    def _attribute(self, seg: _Segment, steps: list, last: Observation, key=None):
+        """The interpreter's attribution (reference_impl/diagnose.py) of the difference at the
+        last of `steps` (at the start when there are none), the engine observed as `last`.
+
+        It searches the clauses, so it is sampled: for each `key` (kind and shape) the first
+        SAMPLE occurrences are attributed, then the 16th, 32nd, 64th...; the others keep the
+        last answer (their divergence is counted under the rule found for its kind and shape)."""
+        if key is not None:
+            seen = self._sampled.setdefault(key, [0, None])
+            seen[0] += 1
+            n = seen[0]
+            if n > SAMPLE and n & (n - 1):
+                return seen[1]
+            seen[1] = self._attribute(seg, steps, last)
+            return seen[1]
+        obs = [Observation(t, True) for t in seg.trail]
+        obs += [Observation(s["do"], s["expect"] == "accept") for s in steps[:-1]]
+        obs.append(last)
+        try:
+            return attribute(self.ruleset, seg.setup, obs)
+        except (DurakError, KeyError, ValueError):
+            return None
+
     def _check_legal(self, g: Game, want: set, have, seg, steps) -> set | None:
         """Report the legal-set differences, one per signature; return the engine's set."""
-        if type(have) is list and len(have) == len(want) and want.issuperset(have):
+        if _same(have, want):
             return want
         if check_result("legal", {"actions": have}):
             self._report("error", "", None, "a list of actions", have,
@@ -433,6 +461,10 @@ class Lockstep:
         if have_set == want:
             return have_set
         where = f"after {steps[-1]['do']}" if steps else "at the start"
+        last = steps[-1]["do"] if steps else None
+        whole = self._attribute(seg, steps, Observation(last, True, legal=sorted(have_set)),
+                                ("legal", len(have_set - want), len(want - have_set)))
+        roles = whole is not None and whole.check.startswith("state.")
         seen: set = set()
         for kind, texts in (("legal-extra", sorted(have_set - want)),
                             ("legal-missing", sorted(want - have_set))):
@@ -441,7 +473,17 @@ class Lockstep:
                     action = g.parse_action(text)
                 except DurakError:
                     action = None
-                rule = name_rule(g, kind, action) if action is not None else ""
+                if action is None:
+                    rule = ""
+                elif roles:  # the engine has another seat acting: the rule deciding the role
+                    rule = whole.rule or ""
+                elif kind == "legal-extra":
+                    rule = g.explain(action)[0]
+                else:  # the rule that would have to forbid this one action
+                    alone = self._attribute(seg, steps, Observation(
+                        last, True, legal=sorted(want - {text})), (kind, action.kind))
+                    rule = alone.rule or "" if alone is not None else ""
+                    rule = rule or self.coverage.edge_rule(g.state, action)
                 key = (kind, rule, shape_of(action) if action else "unreadable")
                 if key in seen:
                     continue
@@ -449,24 +491,34 @@ class Lockstep:
                 verb = "lists" if kind == "legal-extra" else "omits"
                 self._report(kind, rule, action, sorted(want), sorted(have_set),
                              f"legal actions {where}: the engine {verb} {text}"
-                             + (f" ({rule})" if rule else ""), seg, steps,
-                             lambda: diagnose(g, kind, action) if action is not None else "")
+                             + (f" ({rule})" if rule else ""), seg, steps)
         return have_set
 
     # -- one game ------------------------------------------------------------------------------
-    def play(self, setup: Setup, rng: random.Random, fixed: list | None = None) -> None:
-        """One game from `setup`: random play (or the actions `fixed`, then stop)."""
+    def play(self, setup: Setup, rng: random.Random, fixed: list | None = None,
+             limit: int = STEP_LIMIT) -> None:
+        """One game from `setup`: random play (or the actions `fixed`, then stop), at most
+        `limit` steps."""
         g = Game(self.ruleset, setup)
         seg = _Segment(setup)
-        restart, avoid, played, cuts = True, set(), 0, 0
+        restart, avoid, played, cuts, compare = True, set(), 0, 0, True
         self.agree = None
-        while not g.is_terminal() and played < STEP_LIMIT and cuts < MAX_CUTS:
+        while not g.is_terminal() and played < limit and cuts < MAX_CUTS:
             if restart:
-                if not self._start(seg, not seg.trail):
-                    return
-                restart = False
+                if not self._start(seg, compare and not seg.trail):
+                    if not (self.start_differs and fixed is None):
+                        return
+                    # the engine starts elsewhere (its first attacker, say): start it from the
+                    # reference's position, or name the reference's roles in the deal
+                    cuts, compare = cuts + 1, False
+                    start = position_of(g) if self.positions else _with_roles(seg.setup, g)
+                    if start is None:
+                        return
+                    seg, g = _Segment(start), Game(self.ruleset, start)
+                    continue
+                restart, compare = False, True
             chunk = max(8, min(CHUNK, int(2 * self.run)))
-            plan, checkpoints = self._plan(g, rng, avoid, min(chunk, STEP_LIMIT - played), fixed,
+            plan, checkpoints = self._plan(g, rng, avoid, min(chunk, limit - played), fixed,
                                            self.agree)
             if not plan:
                 return
@@ -522,13 +574,17 @@ class Lockstep:
                     reason = f" ({e['reason']})" if e.get("reason") else ""
                     kind, want, have = "verdict-rejects", "accepted", f"rejected{reason}"
                     message = f"{p.text}: the reference accepts it, the engine rejects it{reason}"
-                    rule = name_rule(g, kind, p.action)
+                    found = self._attribute(seg, steps + [{"do": p.text, "expect": "accept"}],
+                                            Observation(p.text, False, legal=sorted(agree)
+                                                        if agree is not None else None),
+                                            (kind, p.action.kind))
+                    rule = found.rule or "" if found is not None else ""
+                    rule = rule or self.coverage.edge_rule(g.state, p.action)
                 else:
                     kind, want, have, rule = "verdict-accepts", f"rejected by {p.rule}", "accepted", p.rule
                     message = f"{p.text}: the reference rejects it by {p.rule}, the engine accepts it"
                 self._report(kind, rule, p.action, want, have, message, seg,
-                             steps + [{"do": p.text, "expect": expect}],
-                             lambda: diagnose(g, kind, p.action))
+                             steps + [{"do": p.text, "expect": expect}])
                 self.agree = agree
                 return "cut", j, {p.text}
             if not accepted:
@@ -542,7 +598,7 @@ class Lockstep:
             if legal:
                 have = e.get("legal")
                 agree = None
-                if type(have) is not list or len(have) != len(p.legal) or not p.legal.issuperset(have):
+                if not _same(have, p.legal):
                     g = self._game_at(checkpoints, plan, j + 1, cursor)
                     have_set = self._check_legal(g, p.legal, have, seg, steps)
                     if have_set is None:

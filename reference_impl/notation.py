@@ -8,6 +8,8 @@ Action JSON: {"seat": 1, "kind": "cover", "card": "JS", "target": "9S"}.
 
 from __future__ import annotations
 
+import operator
+
 from .cards import Deck
 from .errors import NotationError, suggest
 from .state import Action, State, action_text
@@ -86,8 +88,11 @@ def _action_from_json(obj: dict, deck: Deck, players) -> Action:
     return Action(kind, seat, card, target)
 
 
+_INDEX = operator.attrgetter("index")
+
+
 def cards_json(cards) -> list[str]:
-    return [c.text for c in sorted(cards)]
+    return [c.text for c in sorted(cards, key=_INDEX)]
 
 
 def state_json(s: State) -> dict:

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from durak_spec.conformance.cases import HERE, load_suite
 from durak_spec.conformance.coverage import summary
+from durak_spec.conformance.examples.mutants import MUTANTS
 from durak_spec.conformance.fuzz import fuzz
 from durak_spec.conformance.transport import make_adapter
 from durak_spec.tools.cli import cli
@@ -32,6 +33,8 @@ def _fuzz(spec, name, preset, tmp_path, games, players=(2,), hello_change=None, 
     hello = adapter.open()
     if hello_change:
         hello = {**hello, **hello_change}
+        adapter.combined = hello.get("step") is True
+    kw.setdefault("diagnosis", 0)
     try:
         return fuzz(spec, adapter, hello, preset=preset, players=list(players), games=games,
                     out_dir=tmp_path, adapter_name=name, **kw)
@@ -64,7 +67,7 @@ def test_the_reference_never_diverges_from_itself(spec, tmp_path):
 def test_each_broken_engine_is_found_under_its_rule_with_a_short_case(spec, tmp_path, engine,
                                                                       preset, rule, players):
     name = f"python:{EXAMPLES}.{engine}"
-    result = _fuzz(spec, name, preset, tmp_path, games=100, players=players)
+    result = _fuzz(spec, name, preset, tmp_path, games=60, players=players)
     rules = {e.witness.rule for e in result.entries}
     assert rule in rules, f"{engine}: {[e.signature for e in result.entries]}"
     # each shrunk case starts from the position just before the divergence (the engine declares
@@ -75,14 +78,18 @@ def test_each_broken_engine_is_found_under_its_rule_with_a_short_case(spec, tmp_
         _replays(spec, name, tmp_path, rule)
 
 
-def test_one_campaign_reports_every_bug_of_an_engine_with_two_broken_rules(spec, tmp_path):
-    """A divergence does not end the campaign or hide the others: both broken rules of the
-    engine are reported, each under its own rule, at 2 and 4 players."""
-    name = f"python:{EXAMPLES}.combined:BeatAnySuit+DefenderDrawsFirst"
-    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=120, players=(2, 4))
+@pytest.mark.parametrize("mutants,players", [
+    (("trump_beats_only_trump", "pile_on_any_time"), (2, 4)),
+    (("first_attacker_highest_trump", "take_when_all_beaten", "throw_in_attack_ranks"), (2, 4)),
+], ids=["two broken rules", "three broken rules"])
+def test_one_campaign_reports_every_bug_of_an_engine(spec, tmp_path, mutants, players):
+    """A divergence does not end the campaign or hide the others: every broken rule of an engine
+    made of several single-rule mutants is reported, each under its own rule, at 2 and 4 players
+    (bench/fuzz_campaigns.py runs the full 1,000-game campaigns)."""
+    name = f"python:{EXAMPLES}.mutants:{'+'.join(mutants)}"
+    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=60, players=players, diagnosis=0)
     rules = {e.witness.rule for e in result.entries}
-    assert {"defence.beat", "draw.order"} <= rules, [e.signature for e in result.entries]
-    assert all(e.count >= 1 for e in result.entries)
+    assert {MUTANTS[m].breaks for m in mutants} <= rules, [e.signature for e in result.entries]
     assert sum(e.count for e in result.entries) > len(result.entries)  # counted, not repeated
 
 
@@ -103,22 +110,22 @@ def test_without_positions_a_case_is_the_deal_and_a_short_prefix(spec, tmp_path)
 
 def test_verdicts_alone_find_an_engine_that_accepts_what_the_spec_forbids(spec, tmp_path):
     name = f"python:{EXAMPLES}.broken_throw_in_rank:ThrowInAnyRank"
-    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=150, hello_change={"levels": ["verdicts"]})
+    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=100, hello_change={"levels": ["verdicts"]})
     assert {e.witness.kind for e in result.entries} <= {"verdict-accepts", "verdict-rejects"}
     assert "verdict-accepts throw_in.rank throw" in {e.signature for e in result.entries}
 
 
 def test_the_same_seed_plays_the_same_campaign(spec, tmp_path):
     name = f"python:{EXAMPLES}.broken_beat:BeatAnySuit"
-    first = _fuzz(spec, name, "podkidnoy", tmp_path / "a", games=40, seed_value=7)
-    second = _fuzz(spec, name, "podkidnoy", tmp_path / "b", games=40, seed_value=7)
+    first = _fuzz(spec, name, "podkidnoy", tmp_path / "a", games=20, seed_value=7)
+    second = _fuzz(spec, name, "podkidnoy", tmp_path / "b", games=20, seed_value=7)
     assert [(e.signature, e.count, e.case) for e in first.entries] == \
         [(e.signature, e.count, e.case) for e in second.entries]
 
 
 def test_saved_witnesses_are_replayed_first(spec, tmp_path):
     name = f"python:{EXAMPLES}.broken_no_cap:NoAttackCap"
-    first = _fuzz(spec, name, "podkidnoy", tmp_path, games=100, players=(4,))
+    first = _fuzz(spec, name, "podkidnoy", tmp_path, games=40, players=(4,))
     again = _fuzz(spec, name, "podkidnoy", tmp_path, games=1, players=(4,), seed_value=99)
     assert first.entries and again.replayed >= len(first.entries)
     assert {e.signature for e in first.entries} <= {e.signature for e in again.entries}
@@ -129,12 +136,12 @@ def test_saved_witnesses_are_replayed_first(spec, tmp_path):
 def test_the_subprocess_and_the_combined_request_change_nothing(spec, tmp_path):
     """The same campaign through `cmd:` (the template's step request), in process with step and
     in process without it (apply, state and legal) finds the same divergences."""
-    cmd = f"cmd:{sys.executable} -m {EXAMPLES}.combined BeatAnySuit"
+    cmd = f"cmd:{sys.executable} -m {EXAMPLES}.broken_beat"
+    inproc = f"python:{EXAMPLES}.broken_beat:BeatAnySuit"
     runs = [_fuzz(spec, cmd, "podkidnoy", tmp_path / "cmd", games=20, shrink=False),
-            _fuzz(spec, f"python:{EXAMPLES}.combined:BeatAnySuit", "podkidnoy", tmp_path / "py",
-                  games=20, shrink=False),
-            _fuzz(spec, f"python:{EXAMPLES}.combined:BeatAnySuit", "podkidnoy", tmp_path / "old",
-                  games=20, shrink=False, hello_change={"step": False})]
+            _fuzz(spec, inproc, "podkidnoy", tmp_path / "py", games=20, shrink=False),
+            _fuzz(spec, inproc, "podkidnoy", tmp_path / "old", games=20, shrink=False,
+                  hello_change={"step": False})]
     seen = [sorted((e.signature, e.count) for e in r.entries) for r in runs]
     assert seen[0] and seen[0] == seen[1] == seen[2]
 
@@ -152,7 +159,7 @@ def test_the_fuzz_command_reports_like_check_and_honours_a_ledger(tmp_path):
     assert ok.exit_code == 0 and "0 distinct divergence(s)" in ok.output
     assert "rule coverage:" in ok.output
     report = tmp_path / "r.json"
-    bad = _cli("--adapter", engine, "--games", "30", "--players", "2", "--out", out, "--report",
+    bad = _cli("--adapter", engine, "--games", "20", "--players", "2", "--out", out, "--report",
                report, "--junit", tmp_path / "r.xml", "--html", tmp_path / "r.html")
     assert bad.exit_code == 1 and "NEW" in bad.output and "defence.beat" in bad.output
     data = json.loads(report.read_text())
@@ -167,7 +174,7 @@ def test_the_fuzz_command_reports_like_check_and_honours_a_ledger(tmp_path):
     ledger = tmp_path / "known.yaml"
     ledger.write_text("known_divergences:\n" + "".join(f"  {s}: accepted\n" for s in sigs)
                       + "  verdict-accepts limits.cap throw: accepted too\n")
-    known = _cli("--adapter", engine, "--games", "30", "--players", "2", "--out", out,
+    known = _cli("--adapter", engine, "--games", "20", "--players", "2", "--out", out,
                  "--known", ledger)
     assert known.exit_code == 0, known.output
     assert "0 new" in known.output and "known verdict-accepts limits.cap throw: not reached" in known.output
@@ -183,3 +190,12 @@ def test_fuzz_usage_errors_exit_2(tmp_path):
         ledger.write_text(f"known_divergences:\n  {entry}: x\n")
         bad = _cli("--known", ledger, "--out", tmp_path, "--games", "1")
         assert bad.exit_code == 2 and str(ledger) in bad.output, bad.output
+
+
+def test_a_divergence_that_is_another_option_value_is_diagnosed_as_that_house_rule(spec, tmp_path):
+    name = f"python:{EXAMPLES}.mutants:cap_five"
+    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=40, players=(4,), diagnosis=2.0)
+    cap = [e for e in result.entries if e.witness.rule == "limits.cap"]
+    assert cap, [e.signature for e in result.entries]
+    assert any({"max_attack_cards": 5} in e.as_if for e in cap), [e.as_if for e in cap]
+    assert any("plays as if `max_attack_cards = " in e.witness.diagnosis for e in cap)
