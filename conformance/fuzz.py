@@ -168,7 +168,7 @@ def open_database(where: str | None, out_dir: Path) -> ExampleDatabase:
             client.ping()
         except redis.exceptions.RedisError as exc:
             raise AdapterError(f"--database {where}: can't reach it: {exc}") from None
-        return RedisExampleDatabase(client, expire_after=None, key_prefix=b"durak-fuzz:")
+        return RedisExampleDatabase(client, key_prefix=b"durak-fuzz:")
     return DirectoryBasedExampleDatabase(str(Path(where) if where else out_dir / ".hypothesis"))
 
 
