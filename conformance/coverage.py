@@ -75,8 +75,9 @@ class _Rule:
 
 
 @lru_cache(maxsize=None)
-def boundary_targets() -> tuple:
-    """(rule, side, preset, players, needs edge) of every generated boundary case."""
+def boundary_cases() -> tuple:
+    """(rule, side, preset, players, needs edge, setup, actions) of every generated boundary
+    case."""
     out = []
     for path in sorted(BOUNDARY_DIR.rglob("*.yaml")):
         try:
@@ -84,7 +85,8 @@ def boundary_targets() -> tuple:
             gen = data["generated"]
             for preset in data.get("variants", ["podkidnoy"]):
                 out.append((gen["rule"], gen["verdict"], preset, int(gen.get("players", 2)),
-                            bool(gen.get("edge")) and gen.get("edge") != NO_EDGE))
+                            bool(gen.get("edge")) and gen.get("edge") != NO_EDGE,
+                            data["setup"], tuple(s["do"] for s in data["steps"])))
         except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError):
             continue
     return tuple(out)
@@ -107,15 +109,19 @@ class ClauseCoverage:
         # what each side must reach: {(rule, side): needs edge}, for these player counts
         top = max(players)
         self.targets: dict = {}
-        for rule, side, preset, n, edge in boundary_targets():
+        self.seeds: dict = {}  # (rule, side) -> (setup, actions) of its boundary case
+        for rule, side, preset, n, edge, setup, actions in boundary_cases():
             if preset == ruleset.preset and n <= top and rule in self.rules:
                 self.targets[(rule, side)] = self.targets.get((rule, side), True) and edge
+                if n in players:
+                    self.seeds.setdefault((rule, side), (setup, list(actions)))
         self._open: dict = {}
         for rule in self.rules.values():
             if not rule.order:
                 for kind in rule.kinds:
                     self._open.setdefault(kind, []).append(rule)
         self._kind_rules = {k: list(v) for k, v in self._open.items()}
+        self._rejects_open, self._marks, self._marks_seen = True, 0, -1
 
     def _instrument(self, rule) -> _Rule:
         ops: list = []
@@ -146,8 +152,10 @@ class ClauseCoverage:
     def _mark(self, side: Side, at_edge: bool) -> None:
         if side.decided is None:
             side.decided = self.game
+            self._marks += 1
         if at_edge and side.edge is None:
             side.edge = self.game
+            self._marks += 1
 
     def accepted(self, state, action) -> None:
         """An action the reference allows is sent, from `state`."""
@@ -190,23 +198,20 @@ class ClauseCoverage:
         got = getattr(rule, side)
         return got.edge if self.targets.get((rule_id, side)) else got.decided
 
+    @property
+    def rejects_open(self) -> bool:
+        """Some reject side is still to be exercised (once none is, it stays so)."""
+        if self._rejects_open and self._marks != self._marks_seen:
+            self._marks_seen = self._marks
+            self._rejects_open = any(side == "reject" for _, side in self.missing())
+        return self._rejects_open
+
     def wants_reject(self, rule_id: str) -> bool:
         return (rule_id, "reject") in self.targets and self.exercised(rule_id, "reject") is None
 
     def missing(self) -> list[tuple[str, str]]:
         """(rule id, side) of every side that can decide but was not exercised."""
         return [key for key in self.targets if self.exercised(*key) is None]
-
-    def merge(self, other: dict) -> None:
-        """Take in another worker's coverage (as to_json gives it)."""
-        for rule_id, entry in other.items():
-            rule = self.rules.get(rule_id)
-            for side in SIDES if rule is not None else ():
-                mine, got = getattr(rule, side), entry[side]
-                for key in ("decided", "edge"):
-                    theirs = got.get(key)
-                    if theirs is not None and (getattr(mine, key) is None or theirs < getattr(mine, key)):
-                        setattr(mine, key, theirs)
 
     def to_json(self) -> dict:
         """{rule: {kinds, accept: {decided, edge, target}, reject: ...}}: each side's first game

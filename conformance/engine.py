@@ -59,6 +59,7 @@ class ReferenceEngine:
         self.name = name
         self.game: Game | None = None
         self._rulesets: dict = {}
+        self._texts: dict = {}  # action -> its text, looked up per step
 
     def hello(self) -> dict:
         lo, hi = self.spec.deck_data["players"]["min"], self.spec.deck_data["players"]["max"]
@@ -89,7 +90,14 @@ class ReferenceEngine:
         return {"accepted": True}
 
     def legal(self) -> list[str]:
-        return [action_text(a) for a in self.game.legal_actions()]
+        texts = self._texts
+        out = []
+        for a in self.game.legal_actions():
+            t = texts.get(a)
+            if t is None:
+                t = texts[a] = action_text(a)
+            out.append(t)
+        return out
 
     def state(self) -> dict:
         return state_view(self.game)

@@ -55,6 +55,8 @@ SHRINK_TESTS = 400   # engine runs spent shrinking one divergence, at most
 SEARCH_GAMES = 120   # short games from new deals tried for a shorter witness (without positions)
 SHORT = 8            # a witness this short is not searched further
 SYNC_EVERY = 50      # games between looks at a shared database for other workers' finds
+SEED_EVERY = 10      # every this many games, an engine that takes positions gets one from the
+                     # generated boundary cases of a clause side not reached yet
 
 
 @dataclass
@@ -258,6 +260,18 @@ class Campaign:
         return n
 
     def play_game(self, rng: random.Random) -> None:
+        self.coverage.game = self.game
+        if self.lock.positions and self.game % SEED_EVERY == SEED_EVERY - 1:
+            missing = [key for key in self.coverage.missing() if key in self.coverage.seeds]
+            if missing:
+                setup_json, actions = self.coverage.seeds[missing[0]]
+                try:
+                    rs = self.lock.ruleset
+                    setup = Setup.from_json(setup_json, rs.deck, rs.player_limits)
+                    self.lock.play(setup, rng, fixed=actions)
+                    return
+                except DurakError:
+                    pass
         n = self.players[self.game % len(self.players)] if len(self.players) > 1 else self.players[0]
         setup = Setup.deal(self.lock.ruleset, n, rng.randrange(2**31))
         self.coverage.game = self.game

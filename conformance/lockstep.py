@@ -36,6 +36,7 @@ from durak_spec.reference_impl.state import Action, action_text
 from durak_spec.reference_impl.vocab import ACTION_KINDS, CARD_KINDS
 
 CHUNK = 128        # actions per step request, at most; fewer while divergences cut stretches short
+PIPE_CHUNK = 24    # ... to a subprocess, which plays one stretch while the next is planned
 CHECKPOINT = 8     # the reference is copied every this many planned steps, to go back to a step
 PROBE = 0.12       # share of steps that probe an illegal action
 PROBE_TRIES = 6    # illegal candidates drawn per probe; the one whose rule is least covered wins
@@ -226,7 +227,10 @@ class Lockstep:
         legal_set = set(legal)
         best = None
         targets = [a for a, _ in s.table]
-        for _ in range(PROBE_TRIES):
+        tries = PROBE_TRIES if self.coverage.rejects_open else 1
+        for _ in range(tries * 3):
+            if tries <= 0:
+                break
             seat, kind = rng.randrange(s.n), rng.choice(ACTION_KINDS)
             if kind in CARD_KINDS:
                 hand = s.hands[seat]
@@ -243,6 +247,7 @@ class Lockstep:
                 continue
             if not self.model.expressible(action, s, False):
                 continue
+            tries -= 1
             rule = g.explain(action)[0]
             if (rule, kind) in self.avoid_probe and rng.random() < AVOID:
                 continue
@@ -273,6 +278,8 @@ class Lockstep:
                 action = g.parse_action(text)
                 rule = g.explain(action)[0]
                 p = Planned(action, text_of(action), not rule, rule)
+                if rule:
+                    self.coverage.rejected(g.state, action, rule, legal)
             else:
                 p = self._choose(g, legal, rng, avoid, agree) if not plan else \
                     self._choose(g, legal, rng, ())
@@ -360,8 +367,13 @@ class Lockstep:
 
     def _step(self, texts: list, seg: _Segment, before: list):
         """The engine's entries for `texts`, or None after reporting an error."""
+        self.adapter.step_send(texts, self.state_level, self.legal_level)
+        return self._receive(seg)
+
+    def _receive(self, seg: _Segment):
+        """The engine's entries for the stretch sent last, or None after reporting an error."""
         try:
-            reply = self.adapter.step(texts, self.state_level, self.legal_level)
+            reply = self.adapter.step_receive()
         except EngineFault as fault:
             self._fault(fault, seg, None, "step")
             return None
@@ -503,26 +515,41 @@ class Lockstep:
         seg = _Segment(setup)
         restart, avoid, played, cuts, compare = True, set(), 0, 0, True
         self.agree = None
-        while not g.is_terminal() and played < limit and cuts < MAX_CUTS:
-            if restart:
-                if not self._start(seg, compare and not seg.trail):
-                    if not (self.start_differs and fixed is None):
-                        return
-                    # the engine starts elsewhere (its first attacker, say): start it from the
-                    # reference's position, or name the reference's roles in the deal
-                    cuts, compare = cuts + 1, False
-                    start = position_of(g) if self.positions else _with_roles(seg.setup, g)
-                    if start is None:
-                        return
-                    seg, g = _Segment(start), Game(self.ruleset, start)
-                    continue
-                restart, compare = False, True
-            chunk = max(8, min(CHUNK, int(2 * self.run)))
-            plan, checkpoints = self._plan(g, rng, avoid, min(chunk, limit - played), fixed,
-                                           self.agree)
-            if not plan:
-                return
-            entries = self._step([p.text for p in plan], seg, [])
+        ahead = None  # a stretch sent to the engine, not judged yet: (plan, checkpoints, chunk)
+        top = PIPE_CHUNK if self.adapter.pipelined else CHUNK
+        while True:
+            if ahead is None:
+                if g.is_terminal() or played >= limit or cuts >= MAX_CUTS:
+                    return
+                if restart:
+                    if not self._start(seg, compare and not seg.trail):
+                        if not (self.start_differs and fixed is None):
+                            return
+                        # the engine starts elsewhere (its first attacker, say): start it from
+                        # the reference's position, or name the reference's roles in the deal
+                        cuts, compare = cuts + 1, False
+                        start = position_of(g) if self.positions else _with_roles(seg.setup, g)
+                        if start is None:
+                            return
+                        seg, g = _Segment(start), Game(self.ruleset, start)
+                        continue
+                    restart, compare = False, True
+                chunk = max(8, min(top, int(2 * self.run)))
+                plan, checkpoints = self._plan(g, rng, avoid, min(chunk, limit - played), fixed,
+                                               self.agree)
+                if not plan:
+                    return
+                self.adapter.step_send([p.text for p in plan], self.state_level, self.legal_level)
+                ahead = (plan, checkpoints, chunk)
+            plan, checkpoints, chunk = ahead
+            nxt = None
+            if self.adapter.pipelined and fixed is None and not g.is_terminal() and \
+                    played + len(plan) < limit:
+                # plan the next stretch while the engine plays this one (dropped if it is cut)
+                more_plan, more_checkpoints = self._plan(g, rng, set(),
+                                                         min(chunk, limit - played - len(plan)))
+                nxt = (more_plan, more_checkpoints, chunk) if more_plan else None
+            entries = self._receive(seg)
             if entries is None:
                 return
             outcome, j, more = self._judge(plan, checkpoints, entries, seg, fixed is not None)
@@ -531,12 +558,17 @@ class Lockstep:
             played += len(plan)
             if fixed is None and (outcome != "done" or len(plan) >= chunk):
                 self.run = 0.8 * self.run + 0.2 * (j if outcome != "done" else 2 * len(plan))
+            ahead = None
             if outcome == "done":
                 seg.trail += [p.text for p in plan if p.accept]
                 if fixed is not None:
                     fixed = fixed[len(plan):]
                     if not fixed:
                         return
+                if nxt is not None:
+                    self.adapter.step_send([p.text for p in nxt[0]], self.state_level,
+                                           self.legal_level)
+                    ahead = nxt
                 continue
             if outcome == "abandon" or fixed is not None:
                 return

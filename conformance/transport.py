@@ -70,6 +70,23 @@ class Adapter:
         """Several requests in order; a subprocess gets them all before answering any."""
         return [self.call(cmd, **args) for cmd, args in requests]
 
+    pipelined = False  # True when step_send returns before the engine has answered
+    _ahead = None
+
+    def step_send(self, actions: list[str], state: bool, legal: bool) -> None:
+        """Start a step request; step_receive gives its answer (a subprocess engine works on it
+        meanwhile)."""
+        try:
+            self._ahead = self.step(actions, state, legal)
+        except EngineFault as fault:
+            self._ahead = fault
+
+    def step_receive(self) -> Reply:
+        ahead, self._ahead = self._ahead, None
+        if isinstance(ahead, EngineFault):
+            raise ahead
+        return ahead
+
     def step(self, actions: list[str], state: bool, legal: bool) -> Reply:
         """Apply `actions` in turn; result {"steps": [verdict, with "state" and "legal" after each
         accepted action when asked]}. One round trip for engines that declare the protocol 1.1
@@ -190,6 +207,24 @@ class CmdAdapter(Adapter):
         if not self.combined:
             return super().step(actions, state, legal)
         return self.call("step", actions=actions, state=state, legal=legal)
+
+    @property
+    def pipelined(self) -> bool:
+        return self.combined
+
+    def step_send(self, actions: list[str], state: bool, legal: bool) -> None:
+        if not self.combined:
+            return super().step_send(actions, state, legal)
+        try:
+            self._ahead = self._send("step", {"actions": actions, "state": state, "legal": legal})
+        except EngineFault as fault:
+            self._ahead = fault
+
+    def step_receive(self) -> Reply:
+        if not self.combined or not isinstance(self._ahead, int):
+            return super().step_receive()
+        ident, self._ahead = self._ahead, None
+        return self._receive("step", ident)
 
     def calls(self, requests: list[tuple[str, dict]]) -> list[Reply]:
         sent = [(cmd, self._send(cmd, args)) for cmd, args in requests]
