@@ -12,24 +12,35 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from .errors import SpecError, suggest
 
 # Types are short strings; "T?" is "T or None".
-INT, BOOL, STR, SEAT, CARD, RANK, SUIT, RANKSET, NONE = (
-    "int", "bool", "str", "seat", "card", "rank", "suit", "set[rank]", "none",
+INT, BOOL, STR, SEAT, CARD, RANK, SUIT, RANKSET, NONE, COLOUR, KIND, PAIR = (
+    "int", "bool", "str", "seat", "card", "rank", "suit", "set[rank]", "none", "colour", "kind",
+    "pair",
 )
 NUMERIC = {INT, SEAT, RANK}
 # Values of these types may be compared with each other with < <= > >=.
 ORDERED = {INT: INT, SEAT: SEAT, RANK: RANK}
+# Types whose values a clause writes as string literals ('A', 'S', 'red', 'attack'); a literal
+# meets such a value only where its type is known, and must be one of the type's values.
+LITERAL_TYPES = {RANK, SUIT, COLOUR, KIND}
 CARD_ATTRS = {"rank": (RANK, "{0}.rank"), "suit": (SUIT, "{0}.suit"),
-              "is_trump": (BOOL, "({0}.suit == s.trump_suit)")}
+              "colour": (COLOUR, "{0}.colour"), "is_joker": (BOOL, "{0}.is_joker")}
+PAIR_ATTRS = {"attack": (CARD, "{0}[0]"), "cover": (CARD, "{0}[1]")}
 AGGREGATES = {"all": BOOL, "any": BOOL, "sum": INT, "min": None, "max": None, "argmin": SEAT,
               "argmax": SEAT, "count": INT}
+# What an aggregate may iterate: seats, the cards of a seat's hand, the suits of the deck, and the
+# covered pairs of the table (attack card and its cover).
+ITERABLES = ("seats", "cards(SEAT)", "suits", "covered")
 CMP_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
            ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not"}
-ARITH_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%"}
+ARITH_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
+             ast.Pow: "**"}
+MAX_POW = 64  # exponents of '**' are clamped to 0..MAX_POW
+MAX_POW_BASE = 16  # the largest base of '**' (a constant)
 MAX_CLAUSE_CHARS = 2000
 MAX_DEPTH = 40
 
@@ -61,19 +72,45 @@ class Name:
 
 @dataclass
 class Emitted:
-    """Python source for a checked sub-expression, or a folded constant."""
+    """Python source for a checked sub-expression, or a folded constant. `option` names the
+    option a constant was read from (its value list checks literals compared with it)."""
 
     type: str
     src: str
     const: bool = False
     value: Any = None
     names: frozenset = frozenset()
+    option: str | None = None
 
 
 def const(value) -> Emitted:
     t = BOOL if isinstance(value, bool) else INT if isinstance(value, int) else \
         NONE if value is None else STR
     return Emitted(t, repr(value), True, value)
+
+
+class Definition(NamedTuple):
+    """A named sub-expression of spec/definitions.yaml; with `params` ((name, type), ...) it is
+    called like a function, `beats(card, target)`, and sees only its parameters."""
+
+    text: str
+    clause: str
+    file: str
+    path: str
+    params: tuple = ()
+
+
+class Literals(NamedTuple):
+    """What literals of RANK, SUIT and COLOUR may be, for one deck: `ranks` maps each rank symbol
+    of every deck to its strength index in this deck (ranks another deck has still order right),
+    `suits` the suit letters, `colours` the colours; `jokers` says whether the deck has any."""
+
+    ranks: dict
+    suits: tuple
+    colours: tuple
+    jokers: bool = True
+    all_suits: tuple = ()
+    constants: dict = {}  # name -> (type, value): facts of the deck, such as deck_lowest_rank
 
 
 @dataclass
@@ -94,13 +131,18 @@ class Clause:
 
 @dataclass
 class Env:
-    """What a clause may refer to: vocabulary, local names, options and definitions."""
+    """What a clause may refer to: vocabulary, local names (a Name, or an Emitted for a
+    definition's parameter), options with their allowed values, definitions, the literals of the
+    deck, and the action kinds a `kind` may be."""
 
     vocab: dict[str, Name]
     options: dict[str, Any]
-    definitions: dict[str, Any] = field(default_factory=dict)  # name -> (text, file, path)
-    locals: dict[str, Name] = field(default_factory=dict)
+    definitions: dict[str, Definition] = field(default_factory=dict)
+    locals: dict[str, Any] = field(default_factory=dict)
     seat_range: str = "range(s.n)"
+    option_values: dict[str, list] = field(default_factory=dict)
+    literals: Literals | None = None
+    kinds: tuple = ()
 
 
 class Compiler:
@@ -131,8 +173,10 @@ class Compiler:
     def compile(self, text: str, want: str | None = None, params: tuple[str, ...] = ()) -> Clause:
         tree = self.parse(text)
         em = self.emit(tree.body)
-        if want is not None and not self.assignable(em.type, want):
-            raise self.error(f"clause {text!r} has type {em.type}; a {want} is needed here")
+        if want is not None:
+            em = self.coerce(em, want.rstrip("?"))
+            if not self.assignable(em.type, want):
+                raise self.error(f"clause {text!r} has type {em.type}; a {want} is needed here")
         clause = Clause(text, tree, em.type, em.src, em.names, const=em.const, value=em.value,
                         file=self.file, path=self.path)
         args = ", ".join(("s",) + params)
@@ -155,6 +199,49 @@ class Compiler:
             return True
         return want.endswith("?") and have == want[:-1]
 
+    # -- literals ---------------------------------------------------------------------------
+    def literal_values(self, t: str) -> list:
+        """The string literals a value of type `t` may be compared with."""
+        lit = self.env.literals
+        if t == KIND:
+            return list(self.env.kinds)
+        if lit is None:
+            return []
+        return {RANK: list(lit.ranks), SUIT: list(lit.all_suits or lit.suits),
+                COLOUR: list(lit.colours)}.get(t, [])
+
+    def coerce(self, em: Emitted, t: str) -> Emitted:
+        """A string literal read as a value of type `t` (a rank symbol becomes its strength index in
+        the deck); an unknown literal is an error naming the values it may be. Anything else is
+        returned as it is."""
+        if not (em.const and em.type == STR and isinstance(em.value, str)) or t not in LITERAL_TYPES:
+            return em
+        allowed = self.literal_values(t)
+        if t == KIND and not allowed:
+            return Emitted(KIND, em.src, True, em.value, em.names)
+        if em.value not in allowed:
+            raise self.error(f"{em.value!r} is not a {t}: a {t} is one of "
+                             f"{', '.join(map(str, allowed))}.{suggest(em.value, allowed)}")
+        if t == RANK:
+            index = self.env.literals.ranks[em.value]
+            return Emitted(RANK, repr(index), True, index, em.names)
+        return Emitted(t, em.src, True, em.value, em.names)
+
+    def check_option_literal(self, a: Emitted, b: Emitted) -> None:
+        """An option compared with a literal: the literal must be one of the option's values."""
+        for opt_side, other in ((a, b), (b, a)):
+            if opt_side.option is None or not other.const or other.option is not None:
+                continue
+            values = self.env.option_values.get(opt_side.option)
+            if values is None:
+                continue
+            if not any(other.value == v and type(other.value) is type(v) for v in values):
+                shown = ", ".join("None" if v is None else repr(v) for v in values)
+                words = [v for v in values if isinstance(v, str)]
+                hint = suggest(other.value, words) if isinstance(other.value, str) else ""
+                raise self.error(f"option {opt_side.option} is never {other.value!r}: its values "
+                                 f"are {shown}.{hint}")
+
     # -- the checker/emitter --------------------------------------------------------------
     def emit(self, node: ast.AST) -> Emitted:
         self._depth += 1
@@ -165,8 +252,9 @@ class Compiler:
             if handler is None:
                 raise self.error(
                     f"{type(node).__name__} is not allowed in clauses (allowed: names, opt.NAME, "
-                    "literals, and/or/not, comparisons, + - * // %, if-else, calls of vocabulary "
-                    "functions and all/any/sum/min/max/count/argmin/argmax over seats)")
+                    "literals, and/or/not, comparisons, + - * // % **, if-else, calls of vocabulary "
+                    "functions and definitions, and all/any/sum/min/max/count/argmin/argmax over "
+                    f"{', '.join(ITERABLES)})")
             return handler(self, node)
         finally:
             self._depth -= 1
@@ -182,10 +270,19 @@ class Compiler:
             return const({"True": True, "False": False, "None": None}[n])
         if n in self.env.locals:
             entry = self.env.locals[n]
+            if isinstance(entry, Emitted):
+                return entry
             if entry.code == "True":
                 return Emitted(BOOL, "True", True, True, frozenset({n}))
             return Emitted(entry.type, entry.code, names=frozenset({n}))
+        lit = self.env.literals
+        if lit is not None and n in lit.constants:
+            t, value = lit.constants[n]
+            return Emitted(t, repr(value), True, value, frozenset({n}))
         if n in self.env.definitions:
+            if self.env.definitions[n].params:
+                raise self.error(f"definition {n!r} takes parameters "
+                                 f"({', '.join(p for p, _ in self.env.definitions[n].params)}); call it")
             return self._definition(n)
         entry = self.env.vocab.get(n)
         if entry is None:
@@ -195,22 +292,29 @@ class Compiler:
             raise self.error(f"{n!r} is a function of ({', '.join(entry.args)}); call it")
         return Emitted(entry.type, f"({entry.code})", names=frozenset({n}))
 
-    def _definition(self, n: str) -> Emitted:
-        if n in self._def_cache:
-            return self._def_cache[n]
+    def _definition(self, n: str, bound: dict | None = None) -> Emitted:
+        """Emit definition `n` in place: alone with its parameters `bound` (name -> Emitted), or
+        (without parameters) seeing the names of the clause that uses it."""
+        scope = self.env.locals if bound is None else bound
+        key = (n, tuple(sorted((k, v.src if isinstance(v, Emitted) else v.code)
+                               for k, v in scope.items())))
+        if key in self._def_cache:
+            return self._def_cache[key]
         if n in self._def_stack:
             raise self.error(f"definition {n!r} refers to itself: {' -> '.join(self._def_stack + [n])}")
-        text, file, path = self.env.definitions[n]
+        d = self.env.definitions[n]
         self._def_stack.append(n)
-        saved = (self.file, self.path)
-        self.file, self.path = file, path
+        saved = (self.file, self.path, self.env.locals)
+        self.file, self.path = d.file, d.path
+        if bound is not None:
+            self.env.locals = dict(bound)
         try:
-            em = self.emit(self.parse(text).body)
+            em = self.emit(self.parse(d.clause).body)
         finally:
-            self.file, self.path = saved
+            self.file, self.path, self.env.locals = saved
             self._def_stack.pop()
         em = Emitted(em.type, f"({em.src})", em.const, em.value, em.names | {n})
-        self._def_cache[n] = em
+        self._def_cache[key] = em
         return em
 
     def _attribute(self, node: ast.Attribute) -> Emitted:
@@ -218,14 +322,30 @@ class Compiler:
             name = node.attr
             if name not in self.env.options:
                 raise self.error(f"unknown option {name!r}.{suggest(name, self.env.options)}")
-            return const(self.env.options[name])
+            em = const(self.env.options[name])
+            em.option = name
+            return em
         base = self.emit(node.value)
-        if base.type != CARD:
+        if base.type == PAIR:
+            if node.attr not in PAIR_ATTRS:
+                raise self.error(f"a pair has no attribute {node.attr!r}.{suggest(node.attr, PAIR_ATTRS)}")
+            t, tpl = PAIR_ATTRS[node.attr]
+            return Emitted(t, tpl.format(base.src), names=base.names)
+        if base.type.rstrip("?") != CARD:
             raise self.error(f"attribute .{node.attr} needs a card, but the value is a {base.type}")
         if node.attr not in CARD_ATTRS:
             raise self.error(f"a card has no attribute {node.attr!r}.{suggest(node.attr, CARD_ATTRS)}")
         t, tpl = CARD_ATTRS[node.attr]
-        return Emitted(t, tpl.format(base.src), names=base.names)
+        if node.attr == "is_joker" and self.env.literals is not None and not self.env.literals.jokers:
+            if base.type != CARD:
+                raise self.error(".is_joker needs a card, not a card that may be None")
+            return Emitted(BOOL, "False", True, False, base.names)
+        if base.type == CARD:
+            return Emitted(t, tpl.format(base.src), names=base.names)
+        if t == BOOL:
+            raise self.error(f".{node.attr} needs a card, not a card that may be None")
+        return Emitted(t + "?", f"(None if {base.src} is None else {tpl.format(base.src)})",
+                       names=base.names)
 
     def _boolop(self, node: ast.BoolOp) -> Emitted:
         is_and = isinstance(node.op, ast.And)
@@ -264,6 +384,12 @@ class Compiler:
         for em in (a, b):
             if em.type not in NUMERIC:
                 raise self.error(f"arithmetic '{op}' needs numbers, got {em.type}")
+        if op == "**":
+            if not (a.const and 2 <= a.value <= MAX_POW_BASE):
+                raise self.error(f"'**' needs a constant base from 2 to {MAX_POW_BASE}")
+            if a.const and b.const:
+                return const(_pow(a.value, b.value))
+            return Emitted(INT, f"_pow({a.src}, {b.src})", names=a.names | b.names)
         if a.const and b.const:
             if op in ("//", "%") and b.value == 0:
                 raise self.error("division by zero in clause")
@@ -277,6 +403,7 @@ class Compiler:
         for op_node, right_node in zip(node.ops, node.comparators):
             right = self.emit(right_node)
             op = CMP_OPS[type(op_node)]
+            left, right = self.coerce(left, right.type.rstrip("?")), self.coerce(right, left.type.rstrip("?"))
             self._check_compare(left, op, right)
             names |= left.names | right.names
             if left.const and right.const:
@@ -299,9 +426,10 @@ class Compiler:
             if b.type != RANKSET or a.type != RANK:
                 raise self.error(f"'{op}' needs a rank and a set of ranks, got {a.type} and {b.type}")
             return
+        self.check_option_literal(a, b)
         ta, tb = a.type.rstrip("?"), b.type.rstrip("?")
         if op in ("==", "!="):
-            compatible = ta == tb or {ta, tb} <= {STR, SUIT} or NONE in (ta, tb) or {ta, tb} <= {INT, SEAT}
+            compatible = ta == tb or NONE in (ta, tb) or {ta, tb} <= {INT, SEAT}
             if not compatible:
                 raise self.error(f"can't compare {a.type} with {b.type} using '{op}'")
             return
@@ -313,10 +441,11 @@ class Compiler:
         if test.type != BOOL:
             raise self.error(f"the condition of if-else must be bool, got {test.type}")
         body, orelse = self.emit(node.body), self.emit(node.orelse)
+        body, orelse = self.coerce(body, orelse.type.rstrip("?")), self.coerce(orelse, body.type.rstrip("?"))
         t = self._join(body.type, orelse.type)
         if test.const:
             chosen = body if test.value else orelse
-            return Emitted(t, chosen.src, chosen.const, chosen.value, chosen.names)
+            return Emitted(t, chosen.src, chosen.const, chosen.value, chosen.names, chosen.option)
         return Emitted(t, f"({body.src} if {test.src} else {orelse.src})",
                        names=test.names | body.names | orelse.names)
 
@@ -332,20 +461,48 @@ class Compiler:
         fname = node.func.id
         if fname in AGGREGATES:
             return self._aggregate(fname, node)
+        d = self.env.definitions.get(fname)
+        if d is not None and d.params:
+            if len(node.args) != len(d.params):
+                raise self.error(f"{fname}() takes {len(d.params)} argument(s), got {len(node.args)}")
+            bound = {}
+            for (pname, want), arg_node in zip(d.params, node.args):
+                em = self.coerce(self.emit(arg_node), want.rstrip("?"))
+                if not (self.assignable(em.type, want) or {em.type, want} <= {INT, SEAT}):
+                    raise self.error(f"{fname}() needs a {want} for {pname}, got {em.type}")
+                bound[pname] = Emitted(want, em.src, em.const, em.value, em.names, em.option)
+            return self._definition(fname, bound)
         entry = self.env.vocab.get(fname)
         if entry is None or entry.args is None:
             funcs = [k for k, v in self.env.vocab.items() if v.args is not None] + list(AGGREGATES)
+            funcs += [k for k, v in self.env.definitions.items() if v.params]
             raise self.error(f"unknown function {fname!r}.{suggest(fname, funcs)}")
         if len(node.args) != len(entry.args):
             raise self.error(f"{fname}() takes {len(entry.args)} argument(s), got {len(node.args)}")
         args, names = [], frozenset({fname})
         for want, arg_node in zip(entry.args, node.args):
-            em = self.emit(arg_node)
+            em = self.coerce(self.emit(arg_node), want)
             if not (em.type == want or {em.type, want} <= {INT, SEAT}):
                 raise self.error(f"{fname}() needs a {want} argument, got {em.type}")
             args.append(em.src)
             names |= em.names
         return Emitted(entry.type, "(" + entry.code.format(*args) + ")", names=names)
+
+    def _iterable(self, fname: str, it: ast.AST) -> tuple[str, str, frozenset]:
+        """(element type, Python source, names) of what an aggregate iterates."""
+        if isinstance(it, ast.Name) and it.id == "seats":
+            return SEAT, self.env.seat_range, frozenset()
+        if isinstance(it, ast.Name) and it.id == "suits" and self.env.literals is not None:
+            return SUIT, repr(tuple(self.env.literals.suits)), frozenset()
+        if isinstance(it, ast.Name) and it.id == "covered":
+            return PAIR, "[_p for _p in s.table if _p[1] is not None]", frozenset({"covered"})
+        if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "cards"
+                and len(it.args) == 1 and not it.keywords):
+            seat = self.emit(it.args[0])
+            if seat.type not in (SEAT, INT):
+                raise self.error(f"cards() needs a seat, got {seat.type}")
+            return CARD, f"s.hands[{seat.src}]", seat.names | {"cards"}
+        raise self.error(f"{fname}() must iterate one of: {', '.join(ITERABLES)}")
 
     def _aggregate(self, fname: str, node: ast.Call) -> Emitted:
         if len(node.args) != 1 or not isinstance(node.args[0], ast.GeneratorExp):
@@ -354,14 +511,16 @@ class Compiler:
         if len(gen.generators) != 1:
             raise self.error(f"{fname}() takes exactly one 'for' clause")
         comp = gen.generators[0]
-        if not isinstance(comp.target, ast.Name) or not (
-                isinstance(comp.iter, ast.Name) and comp.iter.id == "seats") or comp.is_async:
-            raise self.error(f"{fname}() must iterate 'for NAME in seats'")
+        if not isinstance(comp.target, ast.Name) or comp.is_async:
+            raise self.error(f"{fname}() must iterate 'for NAME in {ITERABLES[0]}'")
         var = comp.target.id
-        if var in self.env.vocab or var in self.env.locals:
+        if var in self.env.vocab or var in self.env.locals or var in self.env.definitions:
             raise self.error(f"loop variable {var!r} hides a name; pick another")
+        vtype, iter_src, iter_names = self._iterable(fname, comp.iter)
+        if fname in ("argmin", "argmax") and vtype != SEAT:
+            raise self.error(f"{fname}() picks a seat: iterate 'for NAME in seats'")
         pyvar = f"_{var}{self._depth}"
-        self.env.locals[var] = Name(SEAT, pyvar)
+        self.env.locals[var] = Name(vtype, pyvar)
         try:
             elt = self.emit(gen.elt)
             conds = [self.emit(c) for c in comp.ifs]
@@ -370,9 +529,9 @@ class Compiler:
         for c in conds:
             if c.type != BOOL:
                 raise self.error(f"the 'if' of {fname}() must be bool, got {c.type}")
-        names = elt.names.union(*(c.names for c in conds)) - {var}
+        names = (elt.names.union(*(c.names for c in conds)) - {var}) | iter_names
         cond_src = "".join(f" if {c.src}" for c in conds)
-        loop = f"for {pyvar} in {self.env.seat_range}{cond_src}"
+        loop = f"for {pyvar} in {iter_src}{cond_src}"
         if fname in ("all", "any"):
             if elt.type != BOOL:
                 raise self.error(f"{fname}() needs a bool expression, got {elt.type}")
@@ -398,6 +557,12 @@ class Compiler:
     }
 
 
+def _pow(base, exponent):
+    """base ** exponent with the exponent clamped to 0..MAX_POW, so the result stays an int of
+    bounded size whatever the state."""
+    return base ** min(max(exponent, 0), MAX_POW)
+
+
 def _argmin(pairs):
     best = min(((k, s) for k, s in pairs if k is not None), default=None)
     return None if best is None else best[1]
@@ -410,4 +575,4 @@ def _argmax(pairs):
 
 # The only globals generated code sees.
 RUNTIME = {"__builtins__": {}, "all": all, "any": any, "sum": sum, "min": min, "max": max,
-           "range": range, "len": len, "_argmin": _argmin, "_argmax": _argmax}
+           "range": range, "len": len, "_argmin": _argmin, "_argmax": _argmax, "_pow": _pow}

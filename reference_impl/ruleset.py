@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from . import vocab
 from .errors import SpecError, suggest
-from .lang import BOOL, INT, RUNTIME, SEAT, Clause, Compiler, Env, Name
+from .lang import BOOL, INT, RUNTIME, SEAT, Clause, Compiler, Env, Literals, Name
 from .model import Rule, check_option_value
 from .primitives import PRIMITIVES
 from .state import action_table
@@ -63,9 +63,8 @@ class Ruleset:
         self.preset = preset
         self.options, self.option_origins = self._resolve(preset, overrides)
         self.overrides = dict(overrides)
-        self.deck = spec.deck
-        limits = spec.deck_data["players"]
-        self.player_limits = (limits["min"], limits["max"])
+        self.deck = self._deck()
+        self.player_limits = self.deck.players
         layout = spec.teams.get(self.options.get("teams"), {})
         self._seating = {row["players"]: tuple(row["teams"]) for row in layout.get("seating", [])}
         self.active_rules: list[Rule] = []
@@ -117,10 +116,37 @@ class Ruleset:
             values[n], origins[n] = v, "override"
         return values, origins
 
+    def _deck(self):
+        """The deck the definitions deck_pack, deck_jokers and deck_copies pick (rule
+        deck.composition), which must follow from the options alone."""
+        values = []
+        for name, want in (("deck_pack", INT), ("deck_jokers", BOOL), ("deck_copies", INT)):
+            d = self.spec.definitions.get(name)
+            if d is None:
+                raise SpecError(f"definitions.yaml must define {name} (rule deck.composition)")
+            c = Compiler(self.option_env(), d.file, d.path).compile(d.clause, want)
+            if not c.const:
+                raise SpecError(f"definition {name} may read only options (opt.NAME)", d.file, d.path)
+            values.append(c.value)
+        return self.spec.make_deck(*values)
+
     # -- compiling ------------------------------------------------------------------------
+    def option_env(self) -> Env:
+        """An Env where only options (and option-only definitions) may be named."""
+        return Env({}, self.options, dict(self.spec.definitions),
+                   option_values={n: o.values for n, o in self.spec.options.items()})
+
+    def literals(self) -> Literals:
+        deck = self.deck
+        return Literals(dict(deck.rank_index), tuple(deck.suits),
+                        tuple(sorted(set(self.spec.deck_data["colours"].values()))),
+                        bool(deck.jokers), tuple(deck.suits) + tuple(deck.joker_suits),
+                        vocab.deck_constants(deck))
+
     def _env(self, names: dict[str, Name]) -> Env:
-        defs = {n: (d[1], d[2], d[3]) for n, d in self.spec.definitions.items()}
-        return Env(dict(vocab.STATE), self.options, defs, dict(names))
+        return Env(dict(vocab.STATE), self.options, dict(self.spec.definitions), dict(names),
+                   option_values={n: o.values for n, o in self.spec.options.items()},
+                   literals=self.literals(), kinds=tuple(vocab.ACTION_KINDS))
 
     def clause_env(self, names: dict[str, Name] | None = None) -> Env:
         """What a clause of this ruleset may refer to (vocabulary, options, definitions), plus
@@ -130,10 +156,16 @@ class Ruleset:
     def _compile_text(self, text, file, path, want, names=None, params=()) -> Clause:
         return Compiler(self._env(names or {}), file, path).compile(text, want, params)
 
+    def compile_clause(self, text: str, want: str | None, what: str, names=None,
+                       params=()) -> Clause:
+        """Compile a clause that is not in spec/ (tools build some from spec clauses) in this
+        ruleset's vocabulary; `what` names it in errors."""
+        return self._compile_text(text, "", what, want, names, params)
+
     def _is_active(self, rule: Rule) -> bool:
         if rule.when is None:
             return True
-        c = Compiler(Env({}, self.options), rule.file, f"{rule.path}.when").compile(rule.when, BOOL)
+        c = Compiler(self.option_env(), rule.file, f"{rule.path}.when").compile(rule.when, BOOL)
         if not c.const:
             raise SpecError("a rule's `when` may use only options (opt.NAME)", rule.file,
                             f"{rule.path}.when")

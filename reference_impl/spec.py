@@ -17,6 +17,7 @@ import jsonschema
 from .cards import Deck
 from .disputes import Dispute, read_disputes
 from .errors import SpecError, suggest
+from .lang import Definition
 from .model import Option, Rule, check_option_value, type_ok
 from .ruleset import Ruleset
 from .yamlio import InputError, load_file
@@ -45,13 +46,14 @@ class Spec:
     deck_data: dict
     options: dict[str, Option]
     presets: dict
-    definitions: dict  # name -> (text, clause, file, path)
+    definitions: dict  # name -> lang.Definition (text, clause, file, path, params)
     flow: dict
     invariants: list[dict]
     rules: list[Rule]
     areas: list[dict]
     disputes: dict[str, Dispute] = field(default_factory=dict)  # D-id -> Dispute
     teams: dict = field(default_factory=dict)  # layout -> {title, text, sources, seating}
+    _decks: dict = field(default_factory=dict, repr=False)
 
     @property
     def rules_by_id(self) -> dict[str, Rule]:
@@ -65,6 +67,25 @@ class Spec:
 
     def ruleset(self, preset: str = "podkidnoy", overrides: dict | None = None) -> Ruleset:
         return Ruleset(self, preset, overrides or {})
+
+    def make_deck(self, pack, jokers: bool = False, copies: int = 1) -> Deck:
+        """The deck of `copies` packs of `pack` cards (a key of deck.yaml's packs), with the
+        jokers of deck.yaml if `jokers`; one Deck object per composition, shared by rulesets."""
+        key = (str(pack), bool(jokers), int(copies))
+        deck = self._decks.get(key)
+        if deck is None:
+            data = self.deck_data
+            packs = data["packs"]
+            if key[0] not in packs:
+                raise SpecError(f"no pack of {pack} cards in deck.yaml; packs: {', '.join(packs)}")
+            if key[2] < 1:
+                raise SpecError(f"a deck needs at least one pack, not {copies}")
+            deck = Deck(packs[key[0]]["ranks"], data["suits"], colours=data["colours"],
+                        jokers=data["jokers"] if key[1] else [], copies=key[2],
+                        all_ranks=data["ranks"])
+            deck.players = (packs[key[0]]["players"]["min"], packs[key[0]]["players"]["max"])
+            self._decks[key] = deck
+        return deck
 
 
 @lru_cache(maxsize=None)
@@ -111,7 +132,8 @@ def load_spec(root=None) -> Spec:
                _read(root, files["options"], "options.schema.json")["options"].items()}
     presets = _read(root, files["presets"], "presets.schema.json")["presets"]
     defs_file = str(root / files["definitions"])
-    definitions = {n: (d["text"], d["clause"], defs_file, f"definitions.{n}.clause") for n, d in
+    definitions = {n: Definition(d["text"], d["clause"], defs_file, f"definitions.{n}.clause",
+                                 tuple(d.get("params", {}).items())) for n, d in
                    _read(root, files["definitions"], "definitions.schema.json")["definitions"].items()}
     flow = _read(root, files["flow"], "flow.schema.json")["events"]
     invariants = _read(root, files["invariants"], "invariants.schema.json")["invariants"]
@@ -120,8 +142,11 @@ def load_spec(root=None) -> Spec:
         file = str(root / area["file"])
         for i, r in enumerate(_read(root, area["file"], "rules.schema.json")["rules"]):
             rules.append(Rule(area=area["id"], file=file, path=f"rules[{i}]", **r))
-    spec = Spec(root, manifest["title"], sources, Deck(deck_data["ranks"], deck_data["suits"]),
-                deck_data, options, presets, definitions, flow, invariants, rules, manifest["areas"])
+    _check_deck(deck_data, str(root / files["deck"]))
+    spec = Spec(root, manifest["title"], sources, None, deck_data, options, presets, definitions,
+                flow, invariants, rules, manifest["areas"])
+    first = next(iter(deck_data["packs"]))
+    spec.deck = spec.make_deck(first)
     spec.teams = _read(root, files["teams"], "teams.schema.json")["layouts"]
     _check_teams(spec, str(root / files["teams"]), options_file)
     _check_references(spec, str(root / files["sources"]), options_file,
@@ -129,6 +154,27 @@ def load_spec(root=None) -> Spec:
     spec.disputes = read_disputes(_read(root, files["disputes"], "disputes.schema.json"), spec,
                                   str(root / files["disputes"]))
     return spec
+
+
+def _check_deck(data: dict, file: str) -> None:
+    """Each pack's ranks are ranks of the deck table, in its order; suits and jokers have colours."""
+    ranks = data["ranks"]
+    for name, pack in data["packs"].items():
+        for i, sym in enumerate(pack["ranks"]):
+            if sym not in ranks:
+                raise SpecError(f"rank {sym!r} is not in ranks.{suggest(sym, ranks)}", file,
+                                f"packs.{name}.ranks[{i}]")
+        order = [ranks.index(sym) for sym in pack["ranks"]]
+        if order != sorted(order):
+            raise SpecError("a pack lists its ranks from lowest to highest, in the order of ranks",
+                            file, f"packs.{name}.ranks")
+    for suit in data["suits"]:
+        if suit not in data["colours"]:
+            raise SpecError(f"suit {suit} has no colour", file, "colours")
+    for i, j in enumerate(data["jokers"]):
+        if j["suit"] in data["suits"]:
+            raise SpecError(f"a joker's letter must not be a suit of the four, not {j['suit']!r}",
+                            file, f"jokers[{i}].suit")
 
 
 def _check_references(spec: Spec, sources_file, options_file, presets_file, inv_file) -> None:

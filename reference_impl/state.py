@@ -130,14 +130,6 @@ class State:
     def unbeaten_share_rank(self, card) -> bool:
         return all(a.rank == card.rank for a, d in self.table if d is None)
 
-    def has_trump(self, seat: int) -> bool:
-        t = self.trump_suit
-        return any(c.suit == t for c in self.hands[seat])
-
-    def lowest_trump(self, seat: int):
-        t = self.trump_suit
-        return min((c.rank for c in self.hands[seat] if c.suit == t), default=None)
-
     def lowest_rank(self, seat: int):
         return min((c.rank for c in self.hands[seat]), default=None)
 

@@ -7,7 +7,7 @@ representation; docs list it so spec authors know what they can say.
 
 from __future__ import annotations
 
-from .lang import BOOL, CARD, INT, RANK, RANKSET, SEAT, STR, SUIT, Name
+from .lang import BOOL, CARD, INT, KIND, RANK, RANKSET, SEAT, SUIT, Name
 
 STATE = {
     "players": Name(INT, "s.n", doc="number of seats in the game"),
@@ -26,9 +26,6 @@ STATE = {
     "table_unbeaten": Name(INT, "s.unbeaten", doc="attack cards not yet covered"),
     "table_covered": Name(INT, "(len(s.table) - s.unbeaten)", doc="attack cards already covered"),
     "table_card_count": Name(INT, "(2 * len(s.table) - s.unbeaten)", doc="all cards on the table"),
-    "trumps_covered_by_plain": Name(
-        INT, "sum(1 for a, d in s.table if d is not None and a.suit == s.trump_suit != d.suit)",
-        doc="trump attack cards on the table covered by a card that is not a trump"),
     "table_ranks": Name(RANKSET, "s.table_ranks", doc="ranks of every card on the table"),
     "attack_ranks": Name(RANKSET, "s.attack_ranks", doc="ranks of the attack cards"),
     "attack_rank_count": Name(INT, "len(s.attack_ranks)", doc="distinct ranks among attack cards"),
@@ -52,9 +49,6 @@ STATE = {
     "is_out": Name(BOOL, "s.out[{0}]", (SEAT,), doc="the player is out of the game"),
     "passed": Name(BOOL, "s.passed[{0}]", (SEAT,), doc="the player has passed in this bout"),
     "has_throw": Name(BOOL, "s.can_throw[{0}]", (SEAT,), doc="the player may add some card now"),
-    "has_trump": Name(BOOL, "s.has_trump({0})", (SEAT,), doc="the player holds a trump"),
-    "lowest_trump": Name(RANK + "?", "s.lowest_trump({0})", (SEAT,),
-                         doc="rank of the player's lowest trump, or None"),
     "lowest_rank": Name(RANK + "?", "s.lowest_rank({0})", (SEAT,),
                         doc="rank of the player's lowest card of any suit, or None for an empty hand"),
     "drew": Name(INT, "s.drew[{0}]", (SEAT,), doc="cards the player drew after the last bout"),
@@ -79,6 +73,19 @@ STATE = {
                          doc="1 for the first player out, 2 for the second, ...; 0 while in the game"),
 }
 
+# Facts of the variant's deck, constant for a ruleset (folded where a clause uses them).
+DECK = {
+    "deck_lowest_rank": Name(RANK, "deck_lowest_rank", doc="the lowest rank of the deck's suits (six with 36 cards, two with 52)"),
+    "deck_highest_rank": Name(RANK, "deck_highest_rank", doc="the highest rank of the deck (the ace)"),
+}
+
+
+def deck_constants(deck) -> dict:
+    """The values of DECK for one deck, for the clause compiler."""
+    return {"deck_lowest_rank": (RANK, deck.rank_index[deck.plain_ranks[0]]),
+            "deck_highest_rank": (RANK, deck.rank_index[deck.plain_ranks[-1]])}
+
+
 # Names bound by the action being checked, by action kind.
 ACTION = {
     "seat": Name(SEAT, "seat", doc="the player making the action"),
@@ -89,7 +96,7 @@ ACTION = {
                             doc="the target is an unbeaten attack card on the table"),
     "unbeaten_share_rank": Name(BOOL, "s.unbeaten_share_rank(card)",
                                     doc="every unbeaten attack card has the rank of `card`"),
-    "kind": Name(STR, "kind", doc="the action's kind (attack, throw, cover, take, pass, transfer)"),
+    "kind": Name(KIND, "kind", doc="the action's kind (attack, throw, cover, take, pass, transfer)"),
 }
 CARD_KINDS = {"attack", "throw", "cover", "transfer"}
 ACTION_KINDS = ("attack", "throw", "cover", "take", "pass", "transfer")

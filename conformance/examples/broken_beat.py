@@ -6,9 +6,9 @@ from durak_spec.conformance.examples.broken import BrokenEngine, main
 class BeatAnySuit(BrokenEngine):
     breaks = "defence.beat"
     wrong = "a higher plain card beats any plain suit"
-    edit = ("rules/defence.yaml", "(card.suit == target.suit and card.rank > target.rank)",
-            "((card.suit == target.suit or not (card.is_trump or target.is_trump)) "
-            "and card.rank > target.rank)")
+    edit = ("rules/defence.yaml", 'clause: "beats(card, target)"',
+            'clause: "beats(card, target) or (not is_trump(card) and not is_trump(target) '
+            'and card.rank > target.rank)"')
 
 
 if __name__ == "__main__":

@@ -24,9 +24,8 @@ def test_negating_the_beat_clause_swaps_which_covers_are_legal(spec, spec_copy):
     covers = {str(a) for a in shipped.legal_actions() if a.kind == "cover"}
     assert covers == {"1 cover 9S with JS"}
 
-    spec_copy.edit("rules/defence.yaml",
-                   'clause: "(card.suit == target.suit and card.rank > target.rank) or (card.is_trump and not target.is_trump)"',
-                   'clause: "not ((card.suit == target.suit and card.rank > target.rank) or (card.is_trump and not target.is_trump))"')
+    spec_copy.edit("rules/defence.yaml", 'clause: "beats(card, target)"',
+                   'clause: "not beats(card, target)"')
     negated = start(spec_copy.load(), BEAT)
     negated.apply_action(negated.parse_action("0 attack 9S"))
     covers = {str(a) for a in negated.legal_actions() if a.kind == "cover"}

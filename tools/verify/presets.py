@@ -97,8 +97,8 @@ def matters(ruleset_a, ruleset_b, n: int) -> str | None:
     sa, mida = SymState.fresh(ma, "opt"), SymState.fresh(ma, "optmid")
     # Who can throw is shared: the legality of each throw is itself compared below, and where
     # it agrees the same hands give both rulesets the same throwers.
-    sb = SymState(mb, sa.f, _can_throw=sa.can_throw)
-    midb = SymState(mb, mida.f, _can_throw=mida.can_throw)
+    sb = SymState(mb, sa.f, _can_throw=sa.can_throw, _havoc=sa._havoc)
+    midb = SymState(mb, mida.f, _can_throw=mida.can_throw, _havoc=mida._havoc)
     actions = {k: SymAction.fresh(k, ma.nranks, ma.nsuits) for k in vocab.ACTION_KINDS}
     throw = SymAction.fresh("throw", ma.nranks, ma.nsuits, "-mid")
     facts = [ma.well_formed(sa), ma.settled(sa), ma.well_formed(mida), ma.action_facts(mida, throw)]

@@ -59,7 +59,7 @@ class DocsData:
     def _cross_reference(self) -> None:
         spec = self.spec
         def_options, def_defs = {}, {}
-        for name, (_text, clause, _f, _p) in spec.definitions.items():
+        for name, (_text, clause, _f, _p, _params) in spec.definitions.items():
             def_options[name] = option_names(clause)
             def_defs[name] = names(clause) & set(spec.definitions)
         for r in spec.rules:

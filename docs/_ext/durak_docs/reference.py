@@ -81,9 +81,10 @@ class DefinitionsTable(DurakDirective):
     def run(self):
         data = self.data()
         out = []
-        for name, (text, clause, _file, _path) in data.spec.definitions.items():
+        for name, (text, clause, _file, _path, params) in data.spec.definitions.items():
             target = anchor(self.state.document, f"def.{name}")
-            out.append(para(target, literal(name), " — ", text))
+            shown = f"{name}({', '.join(f'{p}: {t}' for p, t in params)})" if params else name
+            out.append(para(target, literal(shown), " — ", text))
             out.append(clause_block(clause, data))
             users = data.def_rules.get(name, [])
             if users:

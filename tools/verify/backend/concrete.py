@@ -19,6 +19,7 @@ from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.lang import CARD
 from durak_spec.tools.verify.backend.state import SymAction, SymState
+from durak_spec.tools.verify.backend.translate import Translator
 from durak_spec.tools.verify.backend.values import Card, V, simp, zbool, zint
 
 PAIR_NAMES = {"card", "target", "trump_suit", "players", "deck_size"}
@@ -101,12 +102,15 @@ class Cards:
         trump = f["trump"]
         pairs = [(self.slot_card(self.attack_zone(k)), self.slot_card(self.cover_zone(k)))
                  for k in range(self.C)]
-        rules = [cr for cr in m.ruleset.legality["cover"] if cr.clause.names <= PAIR_NAMES]
+        pure = {n for n, d in m.definitions.items() if d.params} | set(m.constants)
+        rules = [cr for cr in m.ruleset.legality["cover"] if cr.clause.names - pure <= PAIR_NAMES]
         for attack, cover in pairs:
             names = {"card": V(cover, CARD), "target": V(attack, CARD)}
             out += [zbool(m.clause(self.s0, cr.clause.tree, names)) for cr in rules]
-        out.append(zint(f["plain_on_trump"]) == z3.Sum(
-            [z3.If(z3.And(a.suit == trump, d.suit != trump), 1, 0) for a, d in pairs] + [0]))
+        t = Translator(self.s0)
+        for count, agg in zip(f["pairs"], m.pair_aggregates):
+            out.append(zint(count) == z3.Sum(
+                [z3.If(zbool(t.pair_condition(agg.node, a, d)), 1, 0) for a, d in pairs] + [0]))
         if self.talon:
             out.append(z3.Or([z3.And(z[c.index] == self.n, self.suit[c] == trump) for c in cards]))
         played = [s.action for s in self.steps if s.action.card is not None]
@@ -205,7 +209,7 @@ class Cards:
 
 
 def card_text(m, model, card: Card) -> str:
-    return m.ruleset.deck.ranks[value(model, card.rank)] + m.suits[value(model, card.suit)]
+    return m.card_text(value(model, card.rank), value(model, card.suit))
 
 
 def action_text(m, model, a: SymAction) -> str:

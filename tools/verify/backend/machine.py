@@ -10,18 +10,20 @@ actor's hand, the target is an unbeaten attack card) and the order rule for thro
 
 from __future__ import annotations
 
+import ast
+from dataclasses import dataclass
+
 import z3
 
-from durak_spec.reference_impl.lang import SEAT
+from durak_spec.reference_impl.lang import INT, SEAT
 from durak_spec.tools.verify.backend.state import (
-    FIELDS,
     SymAction,
     SymState,
     count,
     draw_tag,
     ite_state,
 )
-from durak_spec.tools.verify.backend.translate import Translator
+from durak_spec.tools.verify.backend.translate import Translator, parse
 from durak_spec.tools.verify.backend.values import (
     Card,
     Opt,
@@ -64,6 +66,48 @@ def zmin(a, b):
     return ite(zint(a) <= zint(b), a, b)
 
 
+@dataclass
+class PairAggregate:
+    """An aggregate over the covered pairs of the table that some clause of the ruleset uses: its
+    syntax tree, and the interpreter's count of the pairs meeting its condition (`fn(state)`)."""
+
+    key: str
+    node: ast.AST
+    fn: object
+
+
+def pair_aggregates(ruleset) -> list[PairAggregate]:
+    """Every aggregate over `covered` in the clauses of the ruleset, its definitions included."""
+    texts = [cr.clause.text for crs in ruleset.legality.values() for cr in crs]
+    texts += [cr.clause.text for cr in ruleset.decisions.values()]
+    texts += [c.text for _, c in ruleset.invariants]
+    texts += [d.clause for d in ruleset.spec.definitions.values() if not d.params]
+    found: dict[str, ast.AST] = {}
+    for text in texts:
+        for node in ast.walk(parse(text)):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args
+                    and isinstance(node.args[0], ast.GeneratorExp)
+                    and isinstance(node.args[0].generators[0].iter, ast.Name)
+                    and node.args[0].generators[0].iter.id == "covered"):
+                found.setdefault(pair_key(node), node)
+    out = []
+    for key, node in found.items():
+        gen = node.args[0]
+        comp = gen.generators[0]
+        conds = [ast.unparse(c) for c in comp.ifs]
+        if node.func.id in ("all", "any", "count"):
+            conds.append(ast.unparse(gen.elt))
+        cond = " and ".join(f"({c})" for c in conds) or "True"
+        text = f"count({cond} for {comp.target.id} in covered)"
+        fn = ruleset.compile_clause(text, INT, f"the pair count of {key}").fn
+        out.append(PairAggregate(key, node, fn))
+    return out
+
+
+def pair_key(node) -> str:
+    return ast.dump(node, annotate_fields=False)
+
+
 class Machine:
     """Symbolic semantics of `ruleset` with `n` players."""
 
@@ -72,14 +116,59 @@ class Machine:
         self.n = n
         self.options = ruleset.options
         self.definitions = ruleset.spec.definitions
-        self.suits = list(ruleset.deck.suits)
-        self.nranks = len(ruleset.deck.ranks)
+        deck = ruleset.deck
+        self.plain_suits = list(deck.suits)
+        self.suits = list(deck.suits) + list(deck.joker_suits)  # suit values of cards, by index
+        self.nranks = deck.rank_count
         self.nsuits = len(self.suits)
-        self.deck_size = len(ruleset.deck)
+        self.rank_index = dict(deck.rank_index)
+        self.plain_ranks = sorted({c.rank for c in deck.cards if not c.is_joker})
+        self.joker_rank = deck.rank_index[deck.joker_rank] if deck.jokers else None
+        self.colours = sorted(set(ruleset.spec.deck_data["colours"].values()))
+        colour = dict(ruleset.spec.deck_data["colours"])
+        colour.update({j.suit: j.colour for j in deck.jokers})
+        self.suit_colours = [self.colours.index(colour[x]) for x in self.suits]
+        self.constants = ruleset.literals().constants
+        self.deck_size = len(deck)
         self.side: list = []  # constraints of witness variables, added to every solver
+        self.pair_aggregates = pair_aggregates(ruleset)
+        self._pair_index = {a.key: i for i, a in enumerate(self.pair_aggregates)}
         self.groups = {}
         for kind, cr in ruleset.order.items():
             self.groups.setdefault(cr.rule.id, (cr, set()))[1].add(kind)
+
+    # -- cards --------------------------------------------------------------------------------
+    def suit_index(self, suit) -> int:
+        """The number standing for a suit letter in the state (-1: no trump suit)."""
+        return -1 if suit is None else self.suits.index(suit)
+
+    @staticmethod
+    def trump_value(term):
+        """The trump suit as clauses see it: None when the state's number is -1 (no trumps)."""
+        term = simp(term)
+        if isinstance(term, int):
+            return None if term < 0 else term
+        return Opt(term, term < 0)
+
+    def is_joker(self, card: Card):
+        return False if self.joker_rank is None else simp(zint(card.suit) >= len(self.plain_suits))
+
+    def colour_of(self, card: Card):
+        return pick(self.suit_colours, card.suit)
+
+    def card_text(self, rank: int, suit: int) -> str:
+        deck = self.ruleset.deck
+        for c in deck.cards:
+            if c.rank == rank and self.suits.index(c.suit) == suit:
+                return c.text
+        return deck.rank_symbol(rank) + self.suits[suit]
+
+    def pair_index(self, node) -> int:
+        key = pair_key(node)
+        if key not in self._pair_index:
+            raise Untranslatable("an aggregate over the covered pairs inside a definition with "
+                                 "parameters")
+        return self._pair_index[key]
 
     # -- clauses ------------------------------------------------------------------------------
     def clause(self, state, text_or_node, names=None, overrides=None, atoms=None):
@@ -95,7 +184,12 @@ class Machine:
         return self.clause(state, self.definitions["hand_size"][1])
 
     def card_ok(self, card: Card):
-        return z3.And(card.rank >= 0, card.rank < self.nranks, card.suit >= 0, card.suit < self.nsuits)
+        """The card is a card of the deck: a plain rank of a plain suit, or a joker."""
+        r, x = zint(card.rank), zint(card.suit)
+        plain = z3.And(z3.Or([r == k for k in self.plain_ranks]), x >= 0, x < len(self.plain_suits))
+        if self.joker_rank is None:
+            return plain
+        return z3.Or(plain, z3.And(r == self.joker_rank, x >= len(self.plain_suits), x < self.nsuits))
 
     def action_facts(self, s: SymState, a: SymAction):
         """What the vocabulary's card facts imply about the abstract state."""
@@ -219,20 +313,15 @@ class Machine:
         ar, tr = f["attack_ranks"], f["table_ranks"]
         facts = [U >= 0, U <= A, zint(f["talon"]) >= 0, zint(f["discard"]) >= 0,
                  zint(f["dhs"]) >= 0, zint(f["bout"]) >= 1, zint(f["beaten"]) >= 0,
-                 zint(f["trump"]) >= 0, zint(f["trump"]) < self.nsuits,
-                 zint(f["plain_on_trump"]) >= 0, zint(f["plain_on_trump"]) <= A - U]
+                 zint(f["trump"]) >= -1, zint(f["trump"]) < len(self.plain_suits)]
+        facts += [z3.And(zint(p) >= 0, zint(p) <= A - U) for p in f["pairs"]]
         for name in ("attacker", "defender", "opener", "dealer", "last_attacker", "last_defender",
                      "transferer", "last_adder"):
             facts += [zint(f[name]) >= 0, zint(f[name]) < n]
         facts += [zint(f["added"]) >= 0, zint(f["added"]) <= U]
         facts += [z3.Implies(z3.Not(zbool(f["fool_none"])), z3.And(zint(f["fool"]) >= 0, zint(f["fool"]) < n))]
         for i in range(n):
-            facts += [z3.Implies(zint(f["hand"][i]) > 0, z3.And(zint(f["lowest_rank"][i]) >= 0,
-                                                               zint(f["lowest_rank"][i]) < self.nranks)),
-                      z3.Implies(zbool(f["has_trump"][i]), zint(f["lowest_rank"][i]) <= f["lowest_trump"][i])]
-            facts += [zint(f["hand"][i]) >= 0, zint(f["drew"][i]) >= 0, zint(f["after_draw"][i]) >= 0,
-                      z3.Implies(zbool(f["has_trump"][i]), z3.And(zint(f["hand"][i]) >= 1,
-                                 zint(f["lowest_trump"][i]) >= 0, zint(f["lowest_trump"][i]) < self.nranks))]
+            facts += [zint(f["hand"][i]) >= 0, zint(f["drew"][i]) >= 0, zint(f["after_draw"][i]) >= 0]
         nar, ntr = count(ar), count(tr)
         facts += [z3.Implies(A == 0, z3.And([z3.Not(zbool(x)) for x in ar + tr])),
                   z3.Implies(A > 0, zint(nar) >= 1), zint(nar) <= A, zint(ntr) <= 2 * A - U,
@@ -263,7 +352,6 @@ class Machine:
         size = self.hand_size(s)
         facts = [zint(f["talon"]) == self.deck_size - n * size, zint(f["A"]) == 0, zint(f["U"]) == 0,
                  zint(f["added"]) == 0,
-                 zint(f["plain_on_trump"]) == 0,
                  zint(f["discard"]) == 0, z3.Not(zbool(f["taking"])), z3.Not(zbool(f["finished"])),
                  zbool(f["fool_none"]), zint(f["bout"]) == 1, zint(f["beaten"]) == 0,
                  zint(f["dealer"]) == n - 1]
@@ -271,10 +359,7 @@ class Machine:
             facts += [zint(f["hand"][i]) == size, z3.Not(zbool(f["passed"][i])),
                       z3.Not(zbool(f["out"][i])), zint(f["drew"][i]) == 0,
                       zint(f["after_draw"][i]) == size, z3.Not(zbool(f["short"][i]))]
-            for j in range(i):
-                facts.append(z3.Implies(z3.And(zbool(f["has_trump"][i]), zbool(f["has_trump"][j])),
-                                        zint(f["lowest_trump"][i]) != f["lowest_trump"][j]))
-        facts.append(z3.Implies(zint(f["talon"]) == 0, zbool(pick(f["has_trump"], f["dealer"]))))
+        facts += [zint(p) == 0 for p in f["pairs"]]
         blank = s.replace(attacker=0, defender=0)
         attacker = self.decide(blank, "first_attacker")
         defender = self.decide(blank.replace(attacker=attacker), "first_defender")
@@ -313,11 +398,11 @@ def add_attack_card(m, s, a):
 
 def cover_card(m, s, a):
     hand = s.f["hand"]
-    trump = s.trump
-    plain_on_trump = z3.And(a.target.suit == trump, a.card.suit != trump)
+    t = Translator(s)
+    pairs = [simp(zint(p) + ite(t.pair_condition(agg.node, a.target, a.card), 1, 0))
+             for p, agg in zip(s.f["pairs"], m.pair_aggregates)]
     return s.replace(hand=setat(hand, a.seat, pick(hand, a.seat) - 1), U=zint(s.U) - 1, added=0,
-                     table_ranks=_add_rank(s.table_ranks, a.card.rank),
-                     plain_on_trump=zint(s.plain_on_trump) + ite(plain_on_trump, 1, 0))
+                     table_ranks=_add_rank(s.table_ranks, a.card.rank), pairs=pairs)
 
 
 def clear_passes(m, s, a):
@@ -347,7 +432,7 @@ def transferer_attacks(m, s, a):
 
 def _cleared(m, s, **changes):
     return s.replace(A=0, U=0, table_ranks=[False] * m.nranks, attack_ranks=[False] * m.nranks,
-                     plain_on_trump=0, added=0, **changes)
+                     pairs=[0] * len(m.pair_aggregates), added=0, **changes)
 
 
 def discard_table(m, s, a):
@@ -429,7 +514,7 @@ def materialize(s: SymState, tag: str = "m"):
     mention plain variables instead of copies of the terms that computed them."""
     fresh = SymState.fresh(s.machine, tag)
     eqs = []
-    for name in FIELDS:
+    for name in s.f:
         x, y = s.f[name], fresh.f[name]
         for p, q in (zip(x, y) if isinstance(x, list) else [(x, y)]):
             eqs.append(q == (zbool(p) if z3.is_bool(q) else zint(p)))

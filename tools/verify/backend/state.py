@@ -34,12 +34,15 @@ from durak_spec.tools.verify.backend.values import (
 
 SCALAR_INTS = ("talon", "A", "U", "discard", "attacker", "defender", "opener", "dealer",
                "last_attacker", "last_defender", "bout", "beaten", "dhs", "trump", "transferer",
-               "fool", "plain_on_trump", "added", "last_adder")
+               "fool", "added", "last_adder")
 SCALAR_BOOLS = ("taking", "finished", "fool_none")
-SEAT_INTS = ("hand", "drew", "after_draw", "lowest_trump", "lowest_rank")
-SEAT_BOOLS = ("passed", "out", "short", "has_trump")
+SEAT_INTS = ("hand", "drew", "after_draw")
+SEAT_BOOLS = ("passed", "out", "short")
 RANK_BOOLS = ("table_ranks", "attack_ranks")
-FIELDS = SCALAR_INTS + SCALAR_BOOLS + SEAT_INTS + SEAT_BOOLS + RANK_BOOLS
+# Per aggregate over the covered pairs of the table (Machine.pair_aggregates): how many pairs
+# satisfy its condition, counted as covers are laid (see machine.cover_card).
+PAIR_INTS = ("pairs",)
+FIELDS = SCALAR_INTS + SCALAR_BOOLS + SEAT_INTS + SEAT_BOOLS + RANK_BOOLS + PAIR_INTS
 
 _ids = itertools.count()
 _draws = itertools.count()
@@ -118,6 +121,7 @@ class SymState:
     machine: object
     f: dict
     _can_throw: list | None = field(default=None, repr=False)
+    _havoc: dict = field(default_factory=dict, repr=False)
 
     # -- construction ----------------------------------------------------------------------
     @classmethod
@@ -135,6 +139,7 @@ class SymState:
             f[name] = [z3.Bool(f"{p}.{name}[{i}]") for i in range(n)]
         for name in RANK_BOOLS:
             f[name] = [z3.Bool(f"{p}.{name}[{r}]") for r in range(nr)]
+        f["pairs"] = [z3.Int(f"{p}.pairs[{k}]") for k in range(len(machine.pair_aggregates))]
         return cls(machine, f)
 
     def replace(self, **changes) -> "SymState":
@@ -246,8 +251,7 @@ class SymState:
             return ite(d >= 0, d, d + n)
         (x,) = args
         per_seat = {"hand": "hand", "is_out": "out", "passed": "passed", "drew": "drew",
-                    "hand_after_draw": "after_draw", "short_after_draw": "short",
-                    "has_trump": "has_trump"}
+                    "hand_after_draw": "after_draw", "short_after_draw": "short"}
         if name in per_seat:
             return pick(f[per_seat[name]], x)
         if name == "left":
@@ -260,11 +264,21 @@ class SymState:
             return self.next_opponent(x)
         if name == "team_out":
             return self.team_out(x)
-        if name == "lowest_trump":
-            return Opt(pick(f["lowest_trump"], x), simp(z3.Not(pick(f["has_trump"], x))))
         if name == "lowest_rank":
             return Opt(pick(f["lowest_rank"], x), simp(zint(pick(f["hand"], x)) == 0))
         raise KeyError(name)
+
+    def _rank_or_none(self, seat):
+        v = z3.Int(f"havoc.lowest_rank#{next(_ids)}")
+        self.machine.side.append(z3.And(v >= 0, v < self.machine.nranks))
+        return Opt(v, simp(zint(self.hand_of(seat)) == 0))
+
+    def havoc(self, key, make):
+        """The value of something the abstraction does not hold (an aggregate over the cards of a
+        hand): one fresh value per state and key, made by `make()` the first time."""
+        if key not in self._havoc:
+            self._havoc[key] = make()
+        return self._havoc[key]
 
 
 _VALUES = {
@@ -274,7 +288,7 @@ _VALUES = {
     "defender": lambda s, f: f["defender"],
     "opener": lambda s, f: f["opener"],
     "dealer": lambda s, f: f["dealer"],
-    "trump_suit": lambda s, f: f["trump"],
+    "trump_suit": lambda s, f: s.machine.trump_value(f["trump"]),
     "talon_count": lambda s, f: f["talon"],
     "discard_count": lambda s, f: f["discard"],
     "deck_size": lambda s, f: s.machine.deck_size,
@@ -284,7 +298,6 @@ _VALUES = {
     "table_unbeaten": lambda s, f: f["U"],
     "table_covered": lambda s, f: simp(zint(f["A"]) - f["U"]),
     "table_card_count": lambda s, f: simp(2 * zint(f["A"]) - f["U"]),
-    "trumps_covered_by_plain": lambda s, f: f["plain_on_trump"],
     "table_ranks": lambda s, f: tuple(f["table_ranks"]),
     "attack_ranks": lambda s, f: tuple(f["attack_ranks"]),
     "attack_rank_count": lambda s, f: count(f["attack_ranks"]),
@@ -301,9 +314,9 @@ _VALUES = {
     "fool": lambda s, f: Opt(f["fool"], f["fool_none"]),
 }
 VALUE_NAMES = set(_VALUES) | {"any_throw"}
-CALL_NAMES = {"hand", "left", "cw", "is_out", "passed", "has_throw", "has_trump", "lowest_trump",
-              "lowest_rank", "drew", "hand_after_draw", "short_after_draw", "team", "teammate",
-              "next_opponent", "team_out", "finish_place"}
+CALL_NAMES = {"hand", "left", "cw", "is_out", "passed", "has_throw", "lowest_rank", "drew",
+              "hand_after_draw", "short_after_draw", "team", "teammate", "next_opponent",
+              "team_out", "finish_place"}
 
 
 def ite_state(c, a: SymState, b: SymState) -> SymState:
@@ -312,7 +325,7 @@ def ite_state(c, a: SymState, b: SymState) -> SymState:
     if isinstance(c, bool):
         return a if c else b
     f = {}
-    for name in FIELDS:
+    for name in a.f:
         x, y = a.f[name], b.f[name]
         if x is y:
             f[name] = x
@@ -325,26 +338,20 @@ def ite_state(c, a: SymState, b: SymState) -> SymState:
 
 def concrete(machine, s) -> SymState:
     """The symbolic state holding the values of an interpreter State `s` (backend cross-checks)."""
-    deck = machine.ruleset.deck
-    trump = deck.suits.index(s.trump_suit)
-    hands = [len(h) for h in s.hands]
-    lowest = [min((c.rank for c in h if c.suit == s.trump_suit), default=0) for h in s.hands]
     f = {
         "talon": len(s.talon), "A": len(s.table), "U": s.unbeaten, "discard": len(s.discard),
         "attacker": s.attacker, "defender": s.defender, "opener": s.opener, "dealer": s.dealer,
         "last_attacker": s.last_attacker, "last_defender": s.last_defender,
         "bout": s.bout_number, "beaten": s.beaten_bouts, "dhs": s.defender_hand_at_start,
-        "trump": trump, "transferer": s.transferer if s.transferer is not None else 0,
-        "plain_on_trump": sum(1 for a, d in s.table if d is not None and a.suit == s.trump_suit != d.suit),
+        "trump": machine.suit_index(s.trump_suit),
+        "transferer": s.transferer if s.transferer is not None else 0,
         "fool": s.fool if s.fool is not None else 0, "fool_none": s.fool is None,
         "added": s.added_since_answer, "last_adder": s.last_adder,
-        "lowest_rank": [min((c.rank for c in h), default=0) for h in s.hands],
         "taking": s.taking, "finished": s.finished,
-        "hand": hands, "drew": list(s.drew), "after_draw": list(s.after_draw),
-        "lowest_trump": lowest, "passed": list(s.passed), "out": list(s.out),
-        "short": list(s.short_after_draw),
-        "has_trump": [any(c.suit == s.trump_suit for c in h) for h in s.hands],
+        "hand": [len(h) for h in s.hands], "drew": list(s.drew), "after_draw": list(s.after_draw),
+        "passed": list(s.passed), "out": list(s.out), "short": list(s.short_after_draw),
         "table_ranks": [r in s.table_ranks for r in range(machine.nranks)],
         "attack_ranks": [r in s.attack_ranks for r in range(machine.nranks)],
+        "pairs": [agg.fn(s) for agg in machine.pair_aggregates],
     }
     return SymState(machine, f, _can_throw=list(s.can_throw))

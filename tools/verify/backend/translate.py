@@ -12,13 +12,27 @@ A translated value is a `V(value, type)` (tools/z3values.py).
 from __future__ import annotations
 
 import ast
+import itertools
 import operator
 from functools import lru_cache
 
 import z3
 
 from durak_spec.reference_impl import vocab
-from durak_spec.reference_impl.lang import BOOL, CMP_OPS, INT, RANK, SEAT, SUIT, const, join_types
+from durak_spec.reference_impl.lang import (
+    BOOL,
+    CARD,
+    CMP_OPS,
+    COLOUR,
+    INT,
+    PAIR,
+    RANK,
+    SEAT,
+    SUIT,
+    _pow,
+    const,
+    join_types,
+)
 from durak_spec.tools.verify.backend.values import (
     EDGE_TYPES,
     PY_CMP,
@@ -41,7 +55,23 @@ from durak_spec.tools.verify.backend.values import (
 )
 
 ARITH = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-         ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+         ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: _pow}
+
+
+HAVOC = itertools.count()
+
+
+def options_read(node, definitions, seen=None) -> list[str]:
+    """The options a clause tree reads, through the definitions it uses, sorted."""
+    seen = set() if seen is None else seen
+    found = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "opt":
+            found.add(sub.attr)
+        elif isinstance(sub, ast.Name) and sub.id in definitions and sub.id not in seen:
+            seen.add(sub.id)
+            found.update(options_read(parse(definitions[sub.id].clause), definitions, seen))
+    return sorted(found)
 
 
 @lru_cache(maxsize=None)
@@ -95,29 +125,61 @@ class Translator:
             value = {"True": True, "False": False, "None": None}[n]
             return V(value, const(value).type)
         if n in self.loop:
-            return V(self.loop[n], SEAT)
+            return self.loop[n]
         if n in self.names:
             return self.names[n]
+        machine = self.state.machine
+        if n in machine.constants:
+            t, value = machine.constants[n]
+            return V(value, t)
         if n in self.definitions:
-            text = self.definitions[n][1]
-            return self.tr(parse(text))
+            return self._inline(n, None)
         entry = vocab.STATE.get(n)
         if entry is None or entry.args is not None:
             raise Untranslatable(f"the name {n!r}")
         return V(self.state.value(n), entry.type)
 
+    def _inline(self, n, bound):
+        """A definition's clause, with its parameters `bound` (name -> V) or, without parameters,
+        the names of the clause that uses it."""
+        d = self.definitions[n]
+        if bound is None:
+            return self.tr(parse(d.clause))
+        saved = (self.names, self.loop)
+        self.names, self.loop = bound, {}
+        try:
+            return self.tr(parse(d.clause))
+        finally:
+            self.names, self.loop = saved
+
     def _attribute(self, node):
         if isinstance(node.value, ast.Name) and node.value.id == "opt":
             value = self.options[node.attr]
             return V(value, const(value).type)
-        base = self.tr(node.value).value
-        if node.attr == "rank":
-            return V(base.rank, RANK)
-        if node.attr == "suit":
-            return V(base.suit, SUIT)
-        if node.attr == "is_trump":
-            return V(simp(base.suit == self.state.value("trump_suit")), BOOL)
-        raise Untranslatable(f"the card attribute .{node.attr}")
+        base = self.tr(node.value)
+        m = self.state.machine
+        if base.type == PAIR:
+            attack, cover = base.value
+            return V(attack if node.attr == "attack" else cover, CARD)
+        card = base.value
+        if isinstance(card, Opt) or card is None:
+            if card is None:
+                return V(None, "none")
+            inner = self._card_attr(m, card.value, node.attr)
+            return V(Opt(inner.value, card.none), inner.type + "?")
+        return self._card_attr(m, card, node.attr)
+
+    @staticmethod
+    def _card_attr(m, card, attr):
+        if attr == "rank":
+            return V(card.rank, RANK)
+        if attr == "suit":
+            return V(card.suit, SUIT)
+        if attr == "is_joker":
+            return V(m.is_joker(card), BOOL)
+        if attr == "colour":
+            return V(m.colour_of(card), COLOUR)
+        raise Untranslatable(f"the card attribute .{attr}")
 
     def _boolop(self, node):
         is_and = isinstance(node.op, ast.And)
@@ -150,9 +212,23 @@ class Translator:
         fn = ARITH[type(node.op)]
         if is_const(a) and is_const(b):
             return V(fn(a, b), INT)
+        if isinstance(node.op, ast.Pow):
+            raise Untranslatable("'**' with an exponent that depends on the state")
         if isinstance(node.op, ast.FloorDiv):  # SMT div is floor division for a positive divisor
             return V(zint(a) / zint(b), INT)
         return V(fn(zint(a), zint(b)), INT)
+
+    def _literal(self, v: V, t: str) -> V:
+        """A string literal read as a value of type `t` (Compiler.coerce): a rank symbol becomes
+        its index, a colour its number; suit letters stay letters (values.compare reads them)."""
+        if not isinstance(v.value, str) or v.type in (RANK, COLOUR, SUIT):
+            return v
+        m = self.state.machine
+        if t == RANK:
+            return V(m.rank_index[v.value], RANK)
+        if t == COLOUR:
+            return V(m.colours.index(v.value) if v.value in m.colours else -1, COLOUR)
+        return v
 
     def _compare(self, node):
         if len(node.ops) == 1 and id(node) in self.overrides:
@@ -162,6 +238,8 @@ class Translator:
         for op_node, right_node in zip(node.ops, node.comparators):
             right = self.tr(right_node)
             op = CMP_OPS[type(op_node)]
+            left = self._literal(left, right.type.rstrip("?"))
+            right = self._literal(right, left.type.rstrip("?"))
             x = simp(compare(op, left, right, self.state))
             if isinstance(x, bool):
                 if not x:
@@ -181,12 +259,20 @@ class Translator:
         if isinstance(test, bool):
             return self.tr(node.body if test else node.orelse)
         body, orelse = self.tr(node.body), self.tr(node.orelse)
+        body, orelse = self._literal(body, orelse.type.rstrip("?")), self._literal(orelse, body.type.rstrip("?"))
         return V(ite(test, body.value, orelse.value), join_types(body.type, orelse.type) or INT)
 
     def _call(self, node):
         fname = node.func.id
         if fname in ("all", "any", "sum", "count", "min", "max", "argmin", "argmax"):
             return self._aggregate(fname, node)
+        d = self.definitions.get(fname)
+        if d is not None and d.params:
+            bound = {}
+            for (pname, want), arg in zip(d.params, node.args):
+                v = self._literal(self.tr(arg), want)
+                bound[pname] = V(v.value, want)
+            return self._inline(fname, bound)
         entry = vocab.STATE[fname]
         args = [self.tr(a).value for a in node.args]
         return V(self.state.call(fname, args), entry.type)
@@ -195,9 +281,19 @@ class Translator:
         gen = node.args[0]
         comp = gen.generators[0]
         var = comp.target.id
+        it = comp.iter
+        m = self.state.machine
+        if isinstance(it, ast.Name) and it.id == "covered":
+            return self._pairs(fname, node, gen, comp)
+        if isinstance(it, ast.Call) and it.func.id == "cards":
+            return self._hand_cards(fname, node, it)
+        if isinstance(it, ast.Name) and it.id == "suits":
+            domain = [(V(letter, SUIT), letter) for letter in m.plain_suits]
+        else:
+            domain = [(V(seat, SEAT), seat) for seat in range(self.state.n)]
         items = []  # (seat, condition, value, type)
-        for seat in range(self.state.n):
-            self.loop[var] = seat
+        for bound, seat in domain:
+            self.loop[var] = bound
             try:
                 conds = [simp(self.tr(c).value) for c in comp.ifs]
                 cond = True
@@ -232,6 +328,60 @@ class Translator:
         best = Opt(chosen, none)
         rtype = SEAT + "?" if fname in ("argmin", "argmax") else etype.rstrip("?") + "?"
         return V(opt_simp(best), rtype)
+
+    def _hand_cards(self, fname, node, it):
+        """An aggregate over the cards of a hand, which the abstraction does not hold: a fresh
+        value per state and (aggregate, bound names), bounded where that is sound."""
+        seat = self.tr(it.args[0]).value
+        m = self.state.machine
+        reads = tuple((o, repr(self.options[o])) for o in options_read(node, self.definitions))
+        key = (ast.dump(node), repr(seat), reads,
+               tuple(sorted((k, repr(v.value)) for k, v in self.names.items())),
+               tuple(sorted((k, repr(v.value)) for k, v in self.loop.items())))
+        hand = self.state.hand_of(seat)
+
+        def make():
+            tag = f"havoc{next(HAVOC)}.{fname}"
+            if fname in ("all", "any"):
+                return V(z3.Bool(tag), BOOL)
+            if fname == "count":
+                v = z3.Int(tag)
+                m.side.append(z3.And(v >= 0, v <= zint(hand)))
+                return V(v, INT)
+            if fname == "sum":
+                return V(z3.Int(tag), INT)
+            return V(Opt(z3.Int(tag), z3.Bool(tag + ".none")), RANK + "?")
+        return self.state.havoc(key, make)
+
+    def _pairs(self, fname, node, gen, comp):
+        """An aggregate over the covered pairs: the state counts the pairs meeting its condition
+        (Machine.pair_aggregates), so all/any/count read that count."""
+        m = self.state.machine
+        index = m.pair_index(node)
+        n_sat = self.state.f["pairs"][index]
+        covered = simp(zint(self.state.value("table_attack_count")) - self.state.value("table_unbeaten"))
+        if fname == "count":
+            return V(n_sat, INT)
+        if fname == "all":
+            return V(simp(zint(n_sat) == covered), BOOL)
+        if fname == "any":
+            return V(simp(zint(n_sat) > 0), BOOL)
+        raise Untranslatable(f"{fname}() over the covered pairs")
+
+    def pair_condition(self, node, attack, cover):
+        """The condition an aggregate over the covered pairs counts, for one pair of cards."""
+        gen = node.args[0]
+        comp = gen.generators[0]
+        fname = node.func.id
+        self.loop[comp.target.id] = V((attack, cover), PAIR)
+        try:
+            terms = [self.tr(c).value for c in comp.ifs]
+            elt = self.tr(gen.elt).value
+        finally:
+            del self.loop[comp.target.id]
+        if fname in ("all", "any", "count"):
+            terms.append(elt)
+        return fold_bools([simp(zbool(t)) if not isinstance(t, bool) else t for t in terms], True)
 
     HANDLERS = {
         ast.Constant: _constant, ast.Name: _name, ast.Attribute: _attribute, ast.BoolOp: _boolop,
