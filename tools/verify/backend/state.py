@@ -264,8 +264,8 @@ class SymState:
             return self.next_opponent(x)
         if name == "team_out":
             return self.team_out(x)
-        if name == "lowest_rank":
-            return Opt(pick(f["lowest_rank"], x), simp(zint(pick(f["hand"], x)) == 0))
+        if name == "lowest_rank":  # the cards of a hand are not held: a fresh rank per state
+            return self.havoc(("lowest_rank", repr(x)), lambda: self._rank_or_none(x))
         raise KeyError(name)
 
     def _rank_or_none(self, seat):
