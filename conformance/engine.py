@@ -1,21 +1,25 @@
 """The engine side of the protocol, for Python engines: the interface and the reference engine.
 
-An engine plugged in as `python:MODULE:CLASS` is a class with these methods (PROTOCOL.md gives
-the same commands as JSON lines, for engines in any language):
+An engine plugged in as `python:MODULE:CLASS` is a class with one method per command of
+PROTOCOL.md, and ONE contract: each method returns exactly the command's result object, the JSON
+value a subprocess engine writes under "result" (so the same class serves in process and, behind
+examples/reference_engine.py's `serve`, as a subprocess, with identical results):
 
     hello() -> dict                    name, version, protocol, presets, options, players, levels,
-                                       positions (see PROTOCOL.md "hello")
-    start(variant: dict, setup: dict)  start a game; raise Skip("why") if it cannot play it
+                                       positions, house_rules (see PROTOCOL.md "hello")
+    start(variant: dict, setup: dict)  start a game; returns {} (or None); raise Skip("why") if it
+                                       cannot play it
     apply(action: str) -> dict         {"accepted": true} or {"accepted": false, "rule": ..., "reason": ...}
-    legal() -> list[str]               every legal action, in the canonical text
-    state() -> dict                    the state in the protocol's state notation
-    step(actions, state, legal) -> list[dict]
+    legal() -> dict                    {"actions": [every legal action, in the canonical text]}
+    state() -> dict                    {"state": {the state in the protocol's state notation}}
+    step(actions, state, legal) -> dict
                                        optional (protocol 1.1, declared as "step": true in hello):
-                                       apply each action in turn; after each accepted one, add
-                                       "state" and "legal" when asked
-    stop() -> None                     optional: release resources
+                                       {"steps": [...]}: apply each action in turn; after each
+                                       accepted one, add "state" and "legal" when asked
+    stop() -> dict                     optional: release resources; returns {} (or None)
 
-Any other exception a method raises is reported as that engine's error for the case.
+Any other exception a method raises is reported as that engine's error for the case; a result
+that breaks its schema (schemas/protocol/result-<cmd>.json) is out of protocol.
 """
 
 from __future__ import annotations
@@ -75,9 +79,10 @@ class ReferenceEngine:
             self._rulesets[key] = self.spec.ruleset(variant["preset"], variant.get("options") or {})
         return self._rulesets[key]
 
-    def start(self, variant: dict, setup: dict) -> None:
+    def start(self, variant: dict, setup: dict) -> dict:
         rs = self.ruleset(variant)
         self.game = Game(rs, Setup.from_json(setup, rs.deck, rs.player_limits))
+        return {}
 
     def apply(self, action: str) -> dict:
         game = self.game
@@ -89,7 +94,7 @@ class ReferenceEngine:
             return {"accepted": False, "reason": str(exc)}
         return {"accepted": True}
 
-    def legal(self) -> list[str]:
+    def legal(self) -> dict:
         texts = self._texts
         out = []
         for a in self.game.legal_actions():
@@ -97,23 +102,24 @@ class ReferenceEngine:
             if t is None:
                 t = texts[a] = action_text(a)
             out.append(t)
-        return out
+        return {"actions": out}
 
     def state(self) -> dict:
-        return state_view(self.game)
+        return {"state": state_view(self.game)}
 
-    def step(self, actions: list[str], state: bool = True, legal: bool = True) -> list[dict]:
+    def step(self, actions: list[str], state: bool = True, legal: bool = True) -> dict:
         out = []
         for action in actions:
             verdict = self.apply(action)
             if verdict["accepted"]:
                 if state:
-                    verdict["state"] = self.state()
+                    verdict["state"] = self.state()["state"]
                 if legal:
-                    verdict["legal"] = self.legal()
+                    verdict["legal"] = self.legal()["actions"]
             out.append(verdict)
-        return out
+        return {"steps": out}
 
-    def stop(self) -> None:
+    def stop(self) -> dict:
         self.game = None
+        return {}
 

@@ -3,11 +3,21 @@
 Per case and variant the outcome is one of:
   pass     every step matched
   fail     the engine differs from the case (the first difference: step, want, have)
-  skip     outside the engine's declared capabilities, or the engine skipped it (with the reason)
+  skip     the engine cannot play the case's player count or mid-deal position, the case's script
+           cannot be played under the engine's variant (the step and the rule that forbids it), or
+           the engine skipped it (with the reason)
   error    the engine crashed, hung, exited, flooded, printed garbage or answered out of protocol
   broken   the case itself disagrees with the reference interpreter (our bug, reported apart)
   xfail    failed, and listed in the engine's known-failures file
   xpass    listed as a known failure but passed now: the ledger needs updating
+
+Every case runs under the variant the engine plays (`Session.engine_variant`): the case's preset and
+options, then the house rules the engine declares in `hello` (per player count too), then the
+`--option` values given to `durak check`. When that variant differs from the case's, the reference
+re-derives the case's expectations under it (`derive`): verdicts with rule ids, states, legal sets;
+the result lists the expectations that differ from the shipped ones (`rederived`). A failure names
+the rule that decides it, computed by the reference (`reference_impl/diagnose.py`), and whether
+an option value explains it.
 """
 
 from __future__ import annotations
@@ -20,7 +30,7 @@ from pathlib import Path
 
 from durak_spec.conformance.actionmodel import ActionModel, translate
 from durak_spec.conformance.cases import CASES_DIR, Case, Step
-from durak_spec.conformance.engine import ReferenceEngine, state_view
+from durak_spec.conformance.engine import PROTOCOL_VERSION, ReferenceEngine, comparable, state_view
 from durak_spec.conformance.protocol import check_result
 from durak_spec.conformance.transport import (
     Adapter,
@@ -29,10 +39,12 @@ from durak_spec.conformance.transport import (
     PythonAdapter,
     Reply,
 )
+from durak_spec.reference_impl.diagnose import Observation, diagnose
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Game, Setup
-from durak_spec.reference_impl.notation import comparable_field
-from durak_spec.reference_impl.spec import Spec
+from durak_spec.reference_impl.model import rule_options, value_text
+from durak_spec.reference_impl.notation import action_text, comparable_field
+from durak_spec.reference_impl.spec import Spec, check_option_value
 from durak_spec.reference_impl.yamlio import InputError, load_file
 
 STATUSES = ("pass", "fail", "skip", "error", "broken", "xfail", "xpass")
@@ -57,6 +69,11 @@ class Result:
     reproduce: str = ""
     seconds: float = 0.0
     steps_run: int = 0
+    rule: str | None = None          # the rule that decides the failure, named by the reference
+    diagnosis: dict | None = None    # reference_impl/diagnose.py's Diagnosis, as JSON
+    engine_options: dict = field(default_factory=dict)  # where the engine's variant differs: {name: value}
+    rederived: list = field(default_factory=list)  # expectations that differ from the shipped ones
+    skip_reason: str = ""            # a skip's reason without the case's particulars, for grouping
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -68,8 +85,11 @@ class Selection:
     rules: tuple = ()
     areas: tuple = ()
     variants: tuple = ()
+    players: tuple = ()
 
     def picks(self, case: Case) -> bool:
+        if self.players and case.players not in self.players:
+            return False
         if self.cases and not any(fnmatch.fnmatchcase(case.id, p) for p in self.cases):
             return False
         if self.rules and not any(r == p or r.startswith(p + ".") or fnmatch.fnmatchcase(r, p)
@@ -158,15 +178,73 @@ def compare_legal(want: list[str], have) -> tuple[list, list] | None:
     return sorted(want_set - have_set), sorted(have_set - want_set)
 
 
+class Unplayable(Exception):
+    """The case's script cannot be played under the engine's variant."""
+
+    def __init__(self, step: int | None, action: str | None, rule: str, reason: str):
+        self.step, self.action, self.rule, self.reason = step, action, rule, reason
+        super().__init__(reason)
+
+
+def declared_options(hello: dict, players: int) -> tuple[bool, dict]:
+    """The engine's house rules at this player count: (follows any value of an option it does not
+    list, {option: [values]}). `house_rules` entries whose `players` hold the count override the
+    top-level `options` (PROTOCOL.md "Added in 1.1")."""
+    top = hello.get("options", {})
+    any_value = top == "any"
+    declared = {} if any_value else dict(top or {})
+    for entry in hello.get("house_rules") or []:
+        if players in (entry.get("players") or []):
+            declared.update(entry.get("options") or {})
+    return any_value, declared
+
+
+def check_hello_options(spec: Spec, hello: dict) -> str | None:
+    """A problem with the option names or values an engine declares, or None."""
+    where = [("options", hello.get("options"))]
+    where += [(f"house_rules[{i}].options", e.get("options"))
+              for i, e in enumerate(hello.get("house_rules") or []) if isinstance(e, dict)]
+    for path, options in where:
+        if not isinstance(options, dict):
+            continue
+        for name, values in options.items():
+            for i, value in enumerate(values if isinstance(values, list) else []):
+                try:
+                    check_option_value(spec, name, value, None, f"{path}.{name}[{i}]")
+                except DurakError as exc:
+                    return f"hello: {path}.{name}: {exc}"
+    return None
+
+
+def options_text(names, ours: dict, theirs: dict | None = None) -> str:
+    """`name = value` in spec notation, and `instead of` the case's value when given."""
+    parts = []
+    for n in names:
+        text = f"{n} = {value_text(ours[n])}"
+        if theirs is not None:
+            text += f" instead of {value_text(theirs[n])}"
+        parts.append(text)
+    return ", ".join(parts)
+
+
+def _same(a, b) -> bool:
+    return a == b and type(a) is type(b)
+
+
 class Session:
     """Drives one engine (through its adapter) over a list of cases."""
 
     def __init__(self, spec: Spec, adapter: Adapter, *, known: dict | None = None,
-                 adapter_name: str = "", spec_dir: str | None = None, check_cases: bool = True):
+                 adapter_name: str = "", spec_dir: str | None = None, check_cases: bool = True,
+                 options: dict | None = None, paths: tuple = (), diagnose_budget: float = 3.0):
         self.spec, self.adapter = spec, adapter
         self.known = known or {}
         self.adapter_name = adapter_name or adapter.name
         self.spec_dir = spec_dir
+        self.options = dict(options or {})  # --option: what the engine plays, whatever it declares
+        self.paths = tuple(paths)           # --path folders the python: adapter imports from
+        self.diagnose_budget = diagnose_budget
+        self._diagnose_memo: dict = {}  # what explained earlier failures (diagnose.search_options)
         self.hello: dict = {}
         self._rulesets: dict = {}
         self.check_cases = check_cases
@@ -181,7 +259,11 @@ class Session:
             hello = self.adapter.open()
         except EngineFault as exc:
             raise AdapterError(f"engine {self.adapter_name} did not complete the handshake: {exc}") from None
-        problem = check_result("hello", hello)
+        problem = check_result("hello", hello) or check_hello_options(self.spec, hello)
+        major = PROTOCOL_VERSION.split(".")[0]
+        if not problem and str(hello.get("protocol", "")).split(".")[0] != major:
+            problem = (f"the engine speaks protocol {hello.get('protocol')!r}; this runner speaks "
+                       f"{PROTOCOL_VERSION} and accepts {major} and {major}.x")
         if problem:
             self.adapter.close()
             raise AdapterError(f"engine {self.adapter_name}: hello: {problem}")
@@ -202,40 +284,125 @@ class Session:
 
     # -- variants and capabilities ------------------------------------------------------------
     def ruleset(self, case: Case, preset: str):
-        key = (preset, repr(sorted(case.options.items())))
+        return self._ruleset(preset, case.options)
+
+    def _ruleset(self, preset: str, options: dict):
+        key = (preset, repr(sorted(options.items())))
         if key not in self._rulesets:
-            rs = self.spec.ruleset(preset, case.options)
+            rs = self.spec.ruleset(preset, options)
             self._rulesets[key] = rs
             self._compiled.setdefault((preset, _options_key(rs.options)), rs)
         return self._rulesets[key]
 
-    def capability_gap(self, case: Case, preset: str, resolved: dict) -> str | None:
-        """Why the engine's declared capabilities exclude this case, or None."""
+    def capability_gap(self, case: Case, preset: str, resolved: dict | None = None) -> str | None:
+        """Why the engine cannot play this case at all (its player count or a mid-deal
+        position), or None. A difference of variant is no gap: the case runs under the engine's."""
         h = self.hello
-        if preset not in h.get("presets", []):
-            return f"the engine does not play preset {preset}"
         players = h.get("players")
         if players is not None and case.players not in players:
             return f"the engine does not play {case.players} players"
         if case.is_position and not h.get("positions", False):
             return "the case starts from a mid-deal position; the engine can only start deals"
-        declared = h.get("options", {})
-        if declared != "any":
-            for name, value in resolved.items():
-                if name in declared and value not in declared[name]:
-                    return (f"the engine follows {name} = {', '.join(map(repr, declared[name]))}; "
-                            f"this case needs {value!r}")
-            for name in case.options:
-                if name not in declared:
-                    return f"the case sets option {name}, which the engine does not declare"
         return None
+
+    def engine_variant(self, case: Case, preset: str, resolved: dict) -> tuple[str, dict]:
+        """The preset to send and the option values the engine plays for this case: the case's,
+        then the engine's declared house rules (a value it does not list becomes the first it
+        lists; an option it does not list follows its preset), then --option."""
+        presets = [p for p in self.hello.get("presets", []) if p in self.spec.presets]
+        any_value, declared = declared_options(self.hello, case.players)
+        if preset in presets or not presets:
+            own = preset
+        else:  # the engine's preset closest to the case's variant
+            own = min(presets, key=lambda p: sum(
+                not _same(v, resolved[n]) for n, v in self._ruleset(p, {}).options.items()))
+        preset_values = self._ruleset(own, {}).options
+        values = {}
+        for name in self.spec.options:
+            if name in declared:
+                listed = declared[name]
+                values[name] = resolved[name] if any(_same(resolved[name], v) for v in listed) \
+                    else listed[0]
+            elif any_value:
+                values[name] = resolved[name]
+            else:
+                values[name] = preset_values[name]
+        values.update(self.options)
+        return own, values
 
     def reproduce(self, case: Case, preset: str) -> str:
         spec = f" --spec {shlex.quote(self.spec_dir)}" if self.spec_dir else ""
         root = _cases_root(case)
         cases = f" --cases-dir {shlex.quote(str(root))}" if root and root != CASES_DIR else ""
-        return (f"durak{spec} check --adapter {shlex.quote(self.adapter_name)}{cases} "
-                f"--case {shlex.quote(case.id)} --variant {preset}")
+        paths = "".join(f" --path {shlex.quote(str(p))}" for p in self.paths)
+        options = "".join(f" --option {shlex.quote(f'{n}={value_text(v)}')}"
+                          for n, v in self.options.items())
+        return (f"durak{spec} check --adapter {shlex.quote(self.adapter_name)}{paths}{cases} "
+                f"--case {shlex.quote(case.id)} --variant {preset}{options}")
+
+    # -- re-deriving expectations ---------------------------------------------------------------
+    def derive(self, case: Case, ruleset) -> tuple[Case, list[str]]:
+        """The case with its expectations re-derived on the reference under `ruleset` (the
+        engine's variant), and what differs from the shipped ones. Raises Unplayable when a step
+        the case plays (expects accepted) is illegal under it."""
+        try:
+            game = Game(ruleset, Setup.from_json(case.setup, ruleset.deck, ruleset.player_limits))
+        except (DurakError, RuntimeError) as exc:
+            raise Unplayable(None, None, "", f"its setup cannot be played: {exc}") from None
+        changes = []
+        legal = None
+        if case.legal is not None:
+            legal = sorted(action_text(a) for a in game.legal_actions())
+            if compare_legal(case.legal, legal):
+                changes.append("start: legal")
+        steps = []
+        for i, step in enumerate(case.steps):
+            action = game.parse_action(step.action)
+            if action in game.legal_actions():
+                try:
+                    game.apply_action(action)
+                except RuntimeError as exc:  # nobody can act afterwards under this variant
+                    raise Unplayable(i, step.action, "", str(exc)) from None
+                new = Step(step.action, "accept", None, note=step.note)
+            else:
+                rule, reason = game.explain(action)
+                if step.expect == "accept":
+                    raise Unplayable(i, step.action, rule, reason)
+                new = Step(step.action, "reject", rule, note=step.note)
+            if new.expect != step.expect:
+                changes.append(f"step {i}: {new.expect} (shipped: {step.expect})")
+            elif new.rule != step.rule and step.rule:
+                changes.append(f"step {i}: rejected by {new.rule} (shipped: {step.rule})")
+            if step.state is not None:
+                view = comparable(state_view(game))
+                new.state = {k: view[k] for k in step.state if k in view}
+                diff = [k for k in new.state if k not in step.state or
+                        comparable_field(k, new.state[k]) != comparable_field(k, step.state[k])]
+                changes += [f"step {i}: state.{k}" for k in diff]
+            if step.legal is not None:
+                new.legal = sorted(action_text(a) for a in game.legal_actions())
+                if compare_legal(step.legal, new.legal):
+                    changes.append(f"step {i}: legal")
+            steps.append(new)
+        derived = Case(case.id, case.description, case.rules, case.variants, case.options,
+                       case.setup, steps, legal, case.generated, case.file, case.data)
+        return derived, changes
+
+    def _unplayable_reason(self, exc: Unplayable, resolved: dict, values: dict) -> tuple[str, str]:
+        """(message, grouping key) of a case whose script the engine's variant cannot play."""
+        differ = [n for n in self.spec.options if not _same(values[n], resolved[n])]
+        rule = self.spec.rules_by_id.get(exc.rule)
+        read = [n for n in (rule_options(self.spec, rule) if rule else []) if n in differ]
+        shown = read or differ
+        every = read + [n for n in differ if n not in read]
+        key = f"the engine plays {options_text(shown, values, resolved)}" if shown else "the engine's variant"
+        variant = f"the engine plays {options_text(every, values, resolved)}" if every else key
+        if exc.step is None:
+            return (f"{variant}, and under it {exc.reason}", f"the setup cannot be played ({key})")
+        by = f" by {exc.rule}" if exc.rule else ""
+        return (f"step {exc.step} `{exc.action}` cannot be played: {variant}, and under it "
+                f"{exc.rule or 'the reference'} forbids it ({exc.reason})",
+                f"a step the case plays is illegal{by}: {key}")
 
     # -- running ------------------------------------------------------------------------------
     def run_case(self, case: Case, preset: str) -> Result:
@@ -255,17 +422,36 @@ class Session:
                 return self._finish(res, t0)
         gap = self.capability_gap(case, preset, resolved)
         if gap:
-            res.status, res.message = "skip", gap
+            res.status, res.message, res.skip_reason = "skip", gap, gap
             return self._finish(res, t0)
+        own, values = self.engine_variant(case, preset, resolved)
+        res.engine_options = {n: values[n] for n in self.spec.options if not _same(values[n], resolved[n])}
+        run_rs = rs
+        if res.engine_options:
+            try:
+                run_rs = self._ruleset(preset, values)
+                case, res.rederived = self.derive(case, run_rs)
+            except DurakError as exc:
+                res.status, res.message = "skip", f"the engine's variant does not load: {exc}"
+                res.skip_reason = "the engine's variant does not load"
+                return self._finish(res, t0)
+            except Unplayable as exc:
+                res.status = "skip"
+                res.message, res.skip_reason = self._unplayable_reason(exc, resolved, values)
+                return self._finish(res, t0)
+        observations: list[Observation] = []
         try:
-            played = self.as_engine_plays(case, rs)
+            played = self.as_engine_plays(case, run_rs)
             res.description = played.description
-            res.steps_run = self._play(self.adapter, played, preset, resolved, self.hello.get("levels", []))
+            res.steps_run = self._play(self.adapter, played, own, values, self.hello.get("levels", []),
+                                       observations=observations)
         except Mismatch as m:
             res.status, res.step, res.action, res.check = "fail", m.step, m.action, m.check
             res.want, res.have, res.message = m.want, m.have, m.message
+            self._diagnose(res, run_rs, case, observations, m)
         except EngineSkipped as exc:
             res.status, res.message = "skip", f"the engine skipped it: {exc}"
+            res.skip_reason = res.message
         except EngineError as exc:
             res.status, res.message = "error", str(exc)
         except EngineFault as fault:
@@ -286,6 +472,41 @@ class Session:
         left_out = "; ".join(f"step {i} ({case.steps[i].action}) not sent: {why}" for i, why in moves.dropped)
         note = f" [played as the engine's action model: {model.describe()}{'; ' + left_out if left_out else ''}]"
         return replace(case, steps=steps, legal=moves.legal, description=case.description + note)
+
+    def _diagnose(self, res: Result, ruleset, case: Case, observations: list, m: Mismatch) -> None:
+        """Name the rule that decides the failure (computed by the reference), and whether an
+        option value explains it. The engine is asked for its state and legal set at the failing
+        step where its levels allow, so that the reference sees what the engine did."""
+        if m.check == "rule":  # the engine names another rule for a rejection the case expects
+            res.rule = m.want
+            return
+        if not observations:
+            return
+        last = observations[-1]
+        levels = self.hello.get("levels", [])
+        try:
+            if last.state is None or set(last.state) < set(STATE_FIELDS):
+                if "state" in levels:
+                    last.state = self._call(self.adapter, "state").value["state"]
+            if last.legal is None and "legal" in levels:
+                last.legal = self._call(self.adapter, "legal").value["actions"]
+        except (EngineSkipped, EngineError, EngineFault):
+            pass
+        model = getattr(self, "model", None)
+        if model is not None and not model.canonical:
+            # the engine's moves, as atomic actions; its legal sets leave out what its action
+            # model cannot express, so only verdicts and states are compared here
+            observations = _atomic(observations)
+        try:
+            found = diagnose(ruleset, case.setup, observations, budget=self.diagnose_budget,
+                             memo=self._diagnose_memo)
+        except (DurakError, RuntimeError, ValueError) as exc:
+            res.message += f"; the reference could not attribute it: {exc}"
+            return
+        res.rule = found.rule
+        res.diagnosis = found.to_json()
+        if found.rule or found.as_if:
+            res.message += f"; {found.message()}"
 
     def _finish(self, res: Result, t0: float) -> Result:
         res.seconds = time.perf_counter() - t0
@@ -312,7 +533,7 @@ class Session:
             return f"BUG IN CASE: the reference interpreter cannot run it: {exc}"
         return None
 
-    def _call(self, adapter: Adapter, cmd: str, *, trusted: bool = False, **args) -> Reply:
+    def _call(self, adapter, cmd: str, *, trusted: bool = False, **args) -> Reply:
         reply = adapter.call(cmd, **args)
         if reply.kind == "skipped":
             raise EngineSkipped(reply.value)
@@ -321,23 +542,34 @@ class Session:
         # The session's own reference replay is trusted: its results need no schema check.
         problem = None if trusted else check_result(cmd, reply.value)
         if problem:
-            raise EngineFault("protocol", f"result of {cmd}: {problem}")
+            raise EngineFault("protocol", f"result of {cmd}: {problem}{_python_hint(adapter, cmd)}")
         return reply
 
-    def _play(self, adapter, case: Case, preset: str, resolved: dict, levels, reference=False) -> int:
+    def _play(self, adapter, case: Case, preset: str, resolved: dict, levels, reference=False,
+              observations: list | None = None) -> int:
+        obs = observations if observations is not None else []
         self._call(adapter, "start", trusted=reference,
                    variant={"preset": preset, "options": resolved}, setup=case.setup)
         if case.legal is not None and "legal" in levels:
-            self._check_legal(adapter, None, None, case.legal, reference)
+            obs.append(Observation(None))
+            self._check_legal(adapter, None, None, case.legal, reference, obs[-1])
         for i, step in enumerate(case.steps):
-            self._step(adapter, i, step, levels, reference)
+            obs.append(Observation(step.action))
+            self._step(adapter, i, step, levels, reference, obs[-1])
             if not reference:
                 self.steps += 1
         return len(case.steps)
 
-    def _step(self, adapter, i: int, step: Step, levels, trusted: bool = False) -> None:
-        verdict = self._call(adapter, "apply", trusted=trusted, action=step.action).value
-        accepted = verdict["accepted"]
+    # The three small pieces a step is made of: send it, compare the state, compare the legal set.
+    def send(self, adapter, action: str, trusted: bool = False) -> dict:
+        """Send one action; the engine's verdict."""
+        return self._call(adapter, "apply", trusted=trusted, action=action).value
+
+    def _step(self, adapter, i: int, step: Step, levels, trusted: bool = False,
+              obs: Observation | None = None) -> None:
+        obs = obs if obs is not None else Observation(step.action)
+        verdict = self.send(adapter, step.action, trusted)
+        accepted = obs.accepted = verdict["accepted"]
         if accepted != (step.expect == "accept"):
             have = "accepted" if accepted else "rejected" + (f" by {verdict['rule']}" if verdict.get("rule") else "")
             want = "accepted" if step.expect == "accept" else "rejected" + (f" by {step.rule}" if step.rule else "")
@@ -350,21 +582,52 @@ class Session:
         if step.state is not None and "state" in levels:
             have_state = self._call(adapter, "state", trusted=trusted).value["state"]
             diff = compare_state(step.state, have_state)
+            obs.state = ({k: have_state[k] for k in step.state if k in have_state}
+                         if isinstance(have_state, dict) else None)
             if diff:
                 key, want, have = diff
                 raise Mismatch(i, step.action, f"state.{key}", want, have,
                                f"after {step.action}: state.{key}: want {want!r}, have {have!r}")
         if step.legal is not None and "legal" in levels:
-            self._check_legal(adapter, i, step.action, step.legal, trusted)
+            self._check_legal(adapter, i, step.action, step.legal, trusted, obs)
 
-    def _check_legal(self, adapter, i, action, want, trusted: bool = False) -> None:
+    def _check_legal(self, adapter, i, action, want, trusted: bool = False,
+                     obs: Observation | None = None) -> None:
         have = self._call(adapter, "legal", trusted=trusted).value["actions"]
+        if obs is not None:
+            obs.legal = list(have)
         diff = compare_legal(want, have)
         if diff:
             missing, extra = diff
             where = f"after {action}" if action else "at the start"
             raise Mismatch(i, action, "legal", sorted(want), sorted(have),
                            f"legal actions {where}: missing {missing or '-'}, extra {extra or '-'}")
+
+
+def _atomic(observations: list) -> list:
+    """Observations of an engine's moves as atomic actions: a one-move opening `S attack C1 C2`
+    becomes `S attack C1` and `S throw C2`; legal sets are dropped."""
+    out = []
+    for o in observations:
+        words = (o.action or "").split()
+        parts = [o.action]
+        if len(words) > 3 and words[1] == "attack":
+            parts = [" ".join(words[:3])] + [f"{words[0]} throw {c}" for c in words[3:]]
+        out += [Observation(text, o.accepted) for text in parts]
+        out[-1].state = o.state
+    return out
+
+
+STATE_FIELDS = ("hands", "hand_sizes", "talon_count", "trump", "table", "discard_count", "attacker",
+                "defender", "taking", "out", "finished", "fool")
+
+
+def _python_hint(adapter, cmd: str) -> str:
+    if isinstance(adapter, PythonAdapter) and cmd in ("legal", "state", "start", "apply", "hello"):
+        return (f" (a python: engine's {cmd}() returns the protocol's result object, e.g. "
+                + {"legal": '{"actions": [...]}', "state": '{"state": {...}}', "start": "{}",
+                   "apply": '{"accepted": true}', "hello": "the hello object"}[cmd] + ")")
+    return ""
 
 
 def _cases_root(case: Case) -> Path | None:
@@ -382,5 +645,26 @@ def summarize(results: list[Result]) -> dict:
     return counts
 
 
+def tested_too_little(results: list[Result]) -> bool:
+    """Nothing ran, or most selected case runs were skipped: such a run is never green."""
+    return not results or summarize(results)["skip"] * 2 > len(results)
+
+
+def skip_reasons(results: list[Result]) -> list[tuple[str, int]]:
+    """The reasons case runs were skipped, grouped and counted, most frequent first."""
+    counts: dict[str, int] = {}
+    for r in results:
+        if r.status == "skip":
+            key = r.skip_reason or r.message
+            counts[key] = counts.get(key, 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_TOO_LITTLE = 0, 1, 2, 3
+
+
 def exit_code(results: list[Result]) -> int:
-    return 1 if any(r.status in FAILING for r in results) else 0
+    """0 ok, 1 failures (findings first), 3 tested too little (nothing ran, or mostly skips)."""
+    if any(r.status in FAILING for r in results):
+        return EXIT_FINDINGS
+    return EXIT_TOO_LITTLE if tested_too_little(results) else EXIT_OK

@@ -1,7 +1,7 @@
 """Adapters: how the runner talks to an engine under test.
 
 `reference` (the reference interpreter, in process), `python:MODULE:CLASS` (a class with the
-interface of engine.py, in process) and `cmd:COMMAND LINE` (a subprocess speaking the JSON-lines
+interface of engine.py, in process: its methods return exactly the protocol's result objects) and `cmd:COMMAND LINE` (a subprocess speaking the JSON-lines
 protocol of PROTOCOL.md). Every call returns a Reply that is exactly one of result, skipped or
 error. An engine that crashes, hangs, exits, floods or answers out of protocol raises EngineFault
 naming what happened; the runner then restarts the adapter and goes on.
@@ -128,28 +128,27 @@ class PythonAdapter(Adapter):
         if not self.combined:
             return super().step(actions, state, legal)
         try:
-            return Reply("result", {"steps": self.engine.step(actions, state, legal)})
+            return Reply("result", self.engine.step(actions, state, legal))
         except Skip as exc:
             return Reply("skipped", str(exc) or "the engine skipped it")
         except Exception as exc:
             return Reply("error", f"{type(exc).__name__}: {exc}")
 
     def call(self, cmd: str, **args) -> Reply:
+        """Call the engine's method of the command (start(variant, setup), apply(action), the
+        others without arguments); it returns the command's result object exactly as PROTOCOL.md
+        gives it (start and stop may return None for {})."""
         method = getattr(self.engine, cmd, None)
         if method is None:
             return Reply("error", f"the engine has no method {cmd}()")
         try:
             if cmd == "start":
-                method(args["variant"], args["setup"])
-                return Reply("result", {})
-            if cmd == "apply":
-                return Reply("result", method(args["action"]))
-            if cmd == "legal":
-                return Reply("result", {"actions": list(method())})
-            if cmd == "state":
-                return Reply("result", {"state": method()})
-            method()
-            return Reply("result", {})
+                result = method(args["variant"], args["setup"])
+            elif cmd == "apply":
+                result = method(args["action"])
+            else:
+                result = method()
+            return Reply("result", {} if result is None and cmd in ("start", "stop") else result)
         except Skip as exc:
             return Reply("skipped", str(exc) or "the engine skipped it")
         except Exception as exc:  # an engine bug is a result to report, not a crash of the run
@@ -335,8 +334,30 @@ def _exit_kind(code) -> str:
     return "exit" if code == 0 else "crash"
 
 
-def make_adapter(name: str, timeout: float = DEFAULT_TIMEOUT, spec=None) -> Adapter:
-    """Build an adapter from its name: reference, python:MODULE:CLASS or cmd:COMMAND LINE."""
+def _import_module(module_name: str, paths) -> object:
+    """Import an engine's module from the --path folders, then the current folder, then the usual
+    sys.path. A module of that name imported earlier from another folder is imported afresh."""
+    folders = [os.path.abspath(p) for p in paths] + [os.getcwd()]
+    for folder in reversed(folders):
+        if folder in sys.path:
+            sys.path.remove(folder)
+        sys.path.insert(0, folder)
+    loaded = sys.modules.get(module_name)
+    if loaded is not None:
+        here = getattr(loaded, "__file__", None)
+        top = module_name.split(".")[0]
+        local = [f for f in folders if os.path.exists(os.path.join(f, top + ".py"))
+                 or os.path.isdir(os.path.join(f, top))]
+        if local and (here is None or not any(os.path.abspath(here).startswith(f + os.sep)
+                                              for f in local[:1])):
+            for name in [m for m in sys.modules if m == top or m.startswith(top + ".")]:
+                del sys.modules[name]
+    return importlib.import_module(module_name)
+
+
+def make_adapter(name: str, timeout: float = DEFAULT_TIMEOUT, spec=None, paths=()) -> Adapter:
+    """Build an adapter from its name: reference, python:MODULE:CLASS or cmd:COMMAND LINE.
+    A python: engine is imported from the `paths` folders (--path), then the current folder."""
     if name == "reference":
         return PythonAdapter(lambda: ReferenceEngine(spec), "reference")
     if name.startswith("python:"):
@@ -344,12 +365,15 @@ def make_adapter(name: str, timeout: float = DEFAULT_TIMEOUT, spec=None) -> Adap
         if len(parts) != 3 or not all(parts[1:]):
             raise AdapterError(f"write a Python engine as python:MODULE:CLASS, not {name!r}")
         module_name, class_name = parts[1], parts[2]
-        if os.getcwd() not in sys.path and "" not in sys.path:
-            sys.path.insert(0, os.getcwd())
+        for p in paths:
+            if not os.path.isdir(p):
+                raise AdapterError(f"--path {p}: no such folder")
         try:
-            module = importlib.import_module(module_name)
+            module = _import_module(module_name, paths)
         except Exception as exc:
-            raise AdapterError(f"{name}: can't import {module_name}: {type(exc).__name__}: {exc}") from None
+            where = ", ".join(list(paths) + ["the current folder"])
+            raise AdapterError(f"{name}: can't import {module_name} (looked in {where}): "
+                               f"{type(exc).__name__}: {exc}") from None
         cls = getattr(module, class_name, None)
         if cls is None:
             raise AdapterError(f"{name}: module {module_name} has no {class_name}")

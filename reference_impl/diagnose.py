@@ -3,23 +3,30 @@
 Every consumer that compares an engine with the reference (the conformance runner, the fuzzer,
 replay of game logs) describes what the engine did as a list of `Observation`s, one per step sent
 to it (the action, whether the engine accepted it, and its state and legal set where they were
-asked for), the last one being where it differs. `diagnose` replays them on the reference and
-answers with a `Diagnosis`:
+asked for), the last one being where it differs. `diagnose(ruleset, setup, observations)` replays
+them on the reference and answers with a `Diagnosis`:
 
 - `rule`: the rule whose clause, evaluated at that step, would have to change for the reference
-  to do what the engine did. An action the engine accepts or lists that the reference forbids is
-  charged to the rule that forbids it (`Game.explain`, every forbidding rule under `also`). An
-  action the reference allows that the engine rejects or leaves out is charged to the rule whose
-  clause, weakened or strengthened at one sub-expression, turns the reference's legal set into the
-  engine's with the fewest other changes. A state field that differs is charged to the rule that
-  decides that field at that step (the draw: `draw.who` or `draw.order` by what differs; the next
-  attacker: `rotation.*`; the table after a transfer: `transfer.effect`; the first attacker: the
-  start rule; ...), or to the rule that last decided it when the difference is older than the step.
-  Roles are checked first: an engine that has the wrong attacker lists wrong attacks, and that is
-  the rotation's fault, not the attack rule's.
+  to do what the engine did.
+  - An action the engine accepts or lists that the reference forbids: the rule that forbids it
+    (`Game.explain`; every forbidding rule under `also`).
+  - An action the reference allows that the engine rejects or leaves out: the legality rule whose
+    clause, changed at one place (a comparison made strict or loose, a sub-expression made true or
+    false, definitions inlined), turns the reference's legal set into the engine's with the fewest
+    other changes; smaller changes win ties.
+  - The bout ends on one side only: the engine ends it while the reference still lets someone add
+    a card, so the rule that stops those cards in the engine decides (as above); the reference
+    ends it and the engine lets cards be added, so the rule that forbids them decides; otherwise
+    the bout-end rule.
+  - A state field that differs: the rule that decides that field at that step (the draw:
+    `draw.who` or `draw.order` by what differs; the next attacker: `rotation.*`; the table after a
+    transfer: `transfer.effect`; the first attacker: the start rule; ...), or the rule that last
+    decided it when the difference is older than the step. Roles come first: an engine with the
+    wrong attacker lists wrong attacks, and that is the rotation's fault, not the attack rule's.
 - `as_if`: variants under which the reference reproduces the engine: each option's values alone,
-  then pairs of the options that change the failing step at all (the others cannot explain it),
-  within a time budget. Rulesets are compiled once per process and cached.
+  then pairs of the options that change the failing step at all, within a time budget. Values
+  that change no compiled clause (`Ruleset.behaviour_key`) are not replayed; rulesets are
+  compiled once per process.
 
 `Diagnosis.message()` says either "your engine plays as if `X = Y`: declare it as a house rule" or
 "no option explains this: rule R".
@@ -28,25 +35,23 @@ answers with a `Diagnosis`:
 from __future__ import annotations
 
 import ast
-import copy
 import time
 from dataclasses import asdict, dataclass, field
 
 from .errors import DurakError, NotationError, SpecError
 from .game import Game, Setup
-from .model import value_text
+from .model import options_read, rule_options, value_text
 from .notation import action_text, comparable_field, parse_action, protocol_state
 from .ruleset import Ruleset
-from .state import Action
+from .state import Action, State
 from .vocab import ACTION_KINDS, CARD_KINDS
 
 ROLE_FIELDS = ("attacker", "defender", "taking")
+ADDING = ("throw", "pass")  # what an engine that ends a bout early no longer allows
 # The rule each action kind's own effect falls under when a field differs right after it.
 EFFECT_RULES = {"attack": "attack.opener", "throw": "throw_in.rank", "cover": "defence.beat",
                 "take": "defence.take", "pass": "bout.pass", "transfer": "transfer.effect"}
 # When one step changes several fields, the earliest stage that differs is the cause:
-# (0) older than this step, (1) the action's own effect, (2) the end of the bout, (3) the draw,
-# (4) going out, (5) the end of the game, (6) the fool, (7) the next attacker, (8) the defender.
 STAGE = {"older": 0, "effect": 1, "bout_end": 2, "draw": 3, "out": 4, "game_over": 5, "fool": 6,
          "attacker": 7, "defender": 8}
 
@@ -61,6 +66,7 @@ class Observation:
     accepted: bool | None = None
     state: dict | None = None
     legal: list | None = None
+    parsed: object = field(default=None, repr=False, compare=False)  # legal, as Actions (a cache)
 
 
 @dataclass
@@ -71,20 +77,21 @@ class Diagnosis:
     also: list = field(default_factory=list)
     step: int | None = None  # index in the observations
     as_if: list = field(default_factory=list)  # [{option: value, ...}] reproducing the engine
-    searched: int = 0        # variants tried by the counterfactual search
-    exact: bool = False      # an as_if variant reproduces every field observed at the step
+    partly: list = field(default_factory=list)  # variants reproducing only the failing check
+    searched: int = 0        # variants replayed by the counterfactual search
 
     def message(self) -> str:
         if self.as_if:
-            first = " and ".join(f"`{k} = {value_text(v)}`" for k, v in self.as_if[0].items())
-            return f"your engine plays as if {first}: declare it as a house rule"
+            variants = [" and ".join(f"`{k} = {value_text(v)}`" for k, v in change.items())
+                        for change in self.as_if[:3]]
+            more = f" (or as if {' or '.join(variants[1:])})" if len(variants) > 1 else ""
+            return f"your engine plays as if {variants[0]}{more}: declare it as a house rule"
         if self.rule:
             return f"no option explains this: rule {self.rule}"
         return "no rule of the reference decides this difference"
 
     def to_json(self) -> dict:
         out = asdict(self)
-        out["as_if"] = [{k: v for k, v in d.items()} for d in self.as_if]
         out["message"] = self.message()
         return out
 
@@ -92,25 +99,31 @@ class Diagnosis:
 # -- rulesets, compiled once ---------------------------------------------------------------------
 
 _RULESETS: dict = {}
-_RULESET_LIMIT = 512
+_CACHE_LIMIT = 512
 
 
 def variant_ruleset(spec, preset: str, options: dict) -> Ruleset:
     """The ruleset of `preset` with `options`, compiled once per process."""
-    key = (id(spec), str(spec.root), preset, tuple(sorted((k, repr(v)) for k, v in options.items())))
+    key = (id(spec), preset, tuple(sorted((k, repr(v)) for k, v in options.items())))
     rs = _RULESETS.get(key)
     if rs is None:
-        if len(_RULESETS) >= _RULESET_LIMIT:
+        if len(_RULESETS) >= _CACHE_LIMIT:
             _RULESETS.clear()
         rs = _RULESETS[key] = spec.ruleset(preset, options)
     return rs
+
+
+def _setup(ruleset: Ruleset, setup) -> Setup:
+    if isinstance(setup, Setup):
+        return setup
+    return Setup.from_json(setup, ruleset.deck, ruleset.player_limits)
 
 
 # -- replaying observations ----------------------------------------------------------------------
 
 @dataclass
 class _Point:
-    """The reference at one observation: before and after the step, and what it says."""
+    """The reference at the last observation: before and after the step, and what it says."""
 
     before: Game
     after: Game
@@ -118,6 +131,10 @@ class _Point:
     legal: bool                 # the reference accepts the step (True at the start)
     provenance: dict            # field -> rule id that last decided it, before this step
     stages: dict                # field -> (stage, rule) this step decided, on the reference
+
+
+class Inconsistent(Exception):
+    """The reference does not do what the engine was observed to do before the last step."""
 
 
 def _initial_provenance(game: Game, setup: Setup) -> dict:
@@ -130,25 +147,19 @@ def _initial_provenance(game: Game, setup: Setup) -> dict:
     return prov
 
 
-def _stages(rs: Ruleset, before, after, action: Action) -> dict:
+def _stages(rs: Ruleset, had_table: bool, beaten_before: int, talon_before: int, after,
+            action: Action) -> dict:
     """field -> (stage, rule) for what the reference decided at this step."""
-    out = {}
-    kind = action.kind
-    effect = EFFECT_RULES.get(kind)
-    for f in ("table", "hands", "hand_sizes", "taking"):
-        out[f] = (STAGE["effect"], effect)
-    if kind == "transfer":
-        for f in ("attacker", "defender"):
-            out[f] = (STAGE["effect"], "transfer.effect")
-    ended = bool(before.table) and not after.table
-    if ended:
-        beaten = after.beaten_bouts > before.beaten_bouts
+    effect = EFFECT_RULES.get(action.kind)
+    out = {f: (STAGE["effect"], effect) for f in ("table", "hands", "hand_sizes", "taking")}
+    if action.kind == "transfer":
+        out["attacker"] = out["defender"] = (STAGE["effect"], "transfer.effect")
+    if had_table and not after.table:
+        beaten = after.beaten_bouts > beaten_before
         end_rule = rs.decisions["bout_beaten_off" if beaten else "bout_taken"].rule.id
-        for f in ("table", "discard_count", "taking"):
+        for f in ("table", "discard_count", "taking", "hands", "hand_sizes"):
             out[f] = (STAGE["bout_end"], end_rule)
-        for f in ("hands", "hand_sizes"):
-            out[f] = (STAGE["bout_end"], end_rule)
-        if len(after.talon) != len(before.talon):
+        if len(after.talon) != talon_before:
             for f in ("hands", "hand_sizes", "talon_count"):
                 out[f] = (STAGE["draw"], "draw")
         out["out"] = (STAGE["out"], rs.decisions["out"].rule.id)
@@ -161,26 +172,58 @@ def _stages(rs: Ruleset, before, after, action: Action) -> dict:
     return out
 
 
-def _walk(rs: Ruleset, setup: Setup, observations: list[Observation]):
-    """Replay the observations on the reference; yield a _Point per observation. A step the
-    reference forbids is not applied (the engine is expected to have rejected it)."""
+def _remember(prov: dict, stages: dict, talon_before: list, after) -> None:
+    """Record which rule decided each field at this step. An action's own effect on the hands and
+    the table is no decision worth remembering; a draw is, with the cards it dealt."""
+    for f, (stage, rule) in stages.items():
+        if rule is None or stage == STAGE["effect"] and f in ("hands", "hand_sizes", "talon_count",
+                                                                "table", "taking"):
+            continue
+        prov[f] = rule
+    if len(after.talon) != len(talon_before):
+        prov["_drawn"] = frozenset(c.text for c in talon_before[:len(talon_before) - len(after.talon)])
+
+
+def _replay(rs: Ruleset, setup: Setup, observations: list[Observation], check_earlier: bool) -> _Point:
+    """Replay the observations on the reference and return the point of the last one. A step the
+    reference forbids is not applied (the engine is taken to have rejected it). With
+    `check_earlier`, raise Inconsistent as soon as the reference does not do what the engine was
+    observed to do before the last step."""
     game = Game(rs, setup)
     prov = _initial_provenance(game, setup)
-    for obs in observations:
+    last = len(observations) - 1
+    for i, obs in enumerate(observations):
         if obs.action is None:
-            yield _Point(game, game, None, True, dict(prov), {})
+            if i == last:
+                return _Point(game, game, None, True, dict(prov), {})
+            if check_earlier and not _consistent(game, True, None, obs):
+                raise Inconsistent(i)
             continue
         action = parse_action(obs.action, rs.deck, game.state.n)
-        before = game.clone()
-        if action not in game.legal_actions():
-            yield _Point(before, before, action, False, dict(prov), {})
+        legal = action in game.legal_actions()
+        if i == last:
+            before = game.clone()
+            if not legal:
+                return _Point(before, before, action, False, dict(prov), {})
+            s = game.state
+            had, beaten, talon = bool(s.table), s.beaten_bouts, len(s.talon)
+            game.apply_action(action)
+            return _Point(before, game, action, True, dict(prov),
+                          _stages(rs, had, beaten, talon, game.state, action))
+        if check_earlier and obs.accepted is not None and obs.accepted != legal:
+            raise Inconsistent(i)
+        if not legal:
             continue
+        s = game.state
+        had, beaten, talon = bool(s.table), s.beaten_bouts, list(s.talon)
+        pre = None if check_earlier else game.clone()
         game.apply_action(action)
-        stages = _stages(rs, before.state, game.state, action)
-        yield _Point(before, game.clone(), action, True, dict(prov), stages)
-        for f, (_, rule) in stages.items():
-            if rule is not None:
-                prov[f] = "draw.order" if rule == "draw" else rule
+        _remember(prov, _stages(rs, had, beaten, len(talon), game.state, action), talon, game.state)
+        if pre is not None and had and not game.state.table:
+            prov["_pre_end"] = (pre, action)  # the last bout end, for what the engine still allows
+        if check_earlier and not _consistent(game, True, action, obs):
+            raise Inconsistent(i)
+    raise ValueError("no observations")
 
 
 # -- comparing ------------------------------------------------------------------------------------
@@ -198,9 +241,8 @@ def differing_fields(ref: dict, have: dict) -> list[str]:
     """Fields of `have` that differ from the reference's view (both in the protocol's notation)."""
     out = []
     for key, value in have.items():
-        if key not in ref:
-            continue
-        if value != ref[key] and comparable_field(key, value) != comparable_field(key, ref[key]):
+        if key in ref and value != ref[key] and \
+                comparable_field(key, value) != comparable_field(key, ref[key]):
             out.append(key)
     return out
 
@@ -213,7 +255,37 @@ def _legal_texts(game: Game) -> set[str]:
     return {action_text(a) for a in game.legal_actions()}
 
 
-# -- attribution ------------------------------------------------------------------------------------
+def _consistent(game: Game, legal: bool, action, obs: Observation, fields=None) -> bool:
+    """The reference in `game` (after the step if `legal`) does what the engine was observed to
+    do (only `fields` of the state, and `legal` among them, when given)."""
+    if action is not None and obs.accepted is not None and obs.accepted != legal:
+        return False
+    if obs.state:
+        keys = obs.state if fields is None else [f for f in fields if f in obs.state]
+        if keys and differing_fields(observable(game), {k: obs.state[k] for k in keys}):
+            return False
+    if obs.legal is not None and (fields is None or "legal" in fields):
+        want = _parsed_legal(obs, game)
+        if want is None and _texts(obs.legal) != _legal_texts(game) or \
+                want is not None and want != set(game.legal_actions()):
+            return False
+    return True
+
+
+def _parsed_legal(obs: Observation, game: Game):
+    """The observed legal set as Actions of the game's deck (parsed once), or None if some text
+    does not parse."""
+    deck = game.ruleset.deck
+    if obs.parsed is None or obs.parsed[0] is not deck:
+        try:
+            actions = {parse_action(t, deck, game.state.n) for t in obs.legal}
+        except (NotationError, ValueError, TypeError):
+            actions = None
+        obs.parsed = (deck, actions)
+    return obs.parsed[1]
+
+
+# -- attribution: permissions ---------------------------------------------------------------------
 
 def forbidding_rules(game: Game, action: Action) -> list[str]:
     """Every rule that forbids `action` now, the one Game.explain names first; [] if legal."""
@@ -222,11 +294,408 @@ def forbidding_rules(game: Game, action: Action) -> list[str]:
         return []
     s, rs = game.state, game.ruleset
     rules = [first]
-    if action.kind in rs.legality and 0 <= action.seat < s.n and not s.finished:
+    if not s.finished and 0 <= action.seat < s.n:
         for cr in rs.legality[action.kind]:
             if cr.rule.id not in rules and not cr.clause.fn(s, action.seat, action.card, action.target):
                 rules.append(cr.rule.id)
     return rules
+
+
+def _universe(s) -> list[Action]:
+    """Every action any seat could make with the cards it holds (legal or not)."""
+    out = []
+    unbeaten = [t for t, d in s.table if d is None]
+    for seat in range(s.n):
+        for kind in ACTION_KINDS:
+            if kind == "cover":
+                out += [Action(kind, seat, c, t) for c in s.hands[seat] for t in unbeaten]
+            elif kind in CARD_KINDS:
+                out += [Action(kind, seat, c) for c in s.hands[seat]]
+            else:
+                out.append(Action(kind, seat))
+    return out
+
+
+CANDIDATES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call, ast.Name, ast.IfExp, ast.Attribute)
+LOOSER = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
+
+
+def _inline(spec, node):
+    """The clause tree with every definition it names replaced by the definition's own tree."""
+    class Inliner(ast.NodeTransformer):
+        def visit_Name(self, n):
+            if n.id in spec.definitions:
+                return _inline(spec, ast.parse(spec.definitions[n.id][1].strip(), mode="eval").body)
+            return n
+    return Inliner().visit(node)
+
+
+def _mutations(rs: Ruleset, rule) -> list[tuple[object, int, int]]:
+    """Each one-place change of the rule's clause (definitions inlined), compiled:
+    [(fn(s, seat, card, target), size, depth)]; size 0 makes a comparison strict or loose, 1 sets
+    a sub-expression to True or False, 2 sets the whole clause. Shared by the rulesets in which
+    the clause reads the same option values."""
+    return rs.shared(("mutations", rule.id, rule.clause), (rule.clause,),
+                     lambda: _make_mutations(rs, rule))
+
+
+def _make_mutations(rs: Ruleset, rule) -> list[tuple[object, int, int]]:
+    try:
+        tree = ast.Expression(_inline(rs.spec, ast.parse(rule.clause.strip(), mode="eval").body))
+    except SyntaxError:
+        return []
+    places = []  # (node, depth, parent, field, index)
+
+    def visit(node, depth, parent, name, index):
+        if isinstance(node, CANDIDATES):
+            places.append((node, depth, parent, name, index))
+        for field_name, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, ast.AST):
+                        visit(item, depth + 1, node, field_name, i)
+            elif isinstance(value, ast.AST):
+                visit(value, depth + 1, node, field_name, None)
+
+    visit(tree.body, 0, tree, "body", None)
+    out, seen = [], set()
+    for node, depth, parent, name, index in places:
+        changes = []
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in LOOSER:
+            changes.append((0, ast.Compare(node.left, [LOOSER[type(node.ops[0])]()], node.comparators)))
+        size = 2 if depth == 0 else 1
+        changes += [(size, ast.Constant(True)), (size, ast.Constant(False))]
+        for size, new in changes:
+            _put(parent, name, index, new)  # swap in, write the text out, swap back
+            text = ast.unparse(tree)
+            _put(parent, name, index, node)
+            try:
+                clause = rs.compile_variant_of(rule, text)
+            except SpecError:
+                continue
+            if clause.src not in seen:
+                seen.add(clause.src)
+                out.append((clause.fn, size, depth))
+    return out
+
+
+def _put(parent, name: str, index, node) -> None:
+    if index is None:
+        setattr(parent, name, node)
+    else:
+        getattr(parent, name)[index] = node
+
+
+def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, first_named=None
+                 ) -> tuple[str | None, int]:
+    """The legality rule one change of which turns `ref_allowed` (Actions, in state `s`) into the
+    engine's `eng` (texts) with the fewest mismatches: (rule id, size of the change)."""
+    parsed = []
+    for text in extra_texts:
+        try:
+            parsed.append(parse_action(text, rs.deck, s.n))
+        except NotationError:
+            continue
+    universe = list(dict.fromkeys(_universe(s) + [a for a in parsed if 0 <= a.seat < s.n]))
+    verdicts = {a: {cr.rule.id: bool(cr.clause.fn(s, a.seat, a.card, a.target))
+                    for cr in rs.legality[a.kind]} for a in universe}
+    order_cut = {a for a, v in verdicts.items() if all(v.values()) and a not in ref_allowed}
+    texts = {a: action_text(a) for a in universe}
+    unparsed = len(set(extra_texts)) - len({texts[a] for a in parsed if a in texts})
+    passes = [a for a in universe if a.kind == "pass"]
+    throws = [a for a in universe if a.kind == "throw"]
+    groups: dict = {}
+    for kind, cr in rs.order.items():
+        groups.setdefault(cr.rule.id, (set(), cr.clause.fn))[0].add(kind)
+    groups = list(groups.values())
+
+    base_pre = {a: all(verdicts[a].values()) for a in universe if a.kind != "pass"}
+    by_kind: dict = {}
+    for a in universe:
+        by_kind.setdefault(a.kind, []).append(a)
+
+    def predict(rid=None, fn=None, kinds=()) -> set:
+        """The actions allowed with rule `rid`'s clause replaced by `fn`. A pass follows from who
+        may add a card (the pass clauses read it), so passes are judged again on that."""
+        pre = dict(base_pre)
+        for kind in kinds:
+            if kind == "pass":
+                continue
+            for a in by_kind.get(kind, ()):
+                v = verdicts[a]
+                pre[a] = all(ok for r, ok in v.items() if r != rid) and bool(fn(s, a.seat, a.card, a.target))
+        saved = s.can_throw, s.any_throw
+        if "throw" in kinds:
+            s.can_throw = [False] * s.n
+            for a in throws:
+                if pre[a]:
+                    s.can_throw[a.seat] = True
+            s.any_throw = any(s.can_throw)
+        try:
+            for a in passes:
+                pre[a] = all(bool(fn(s, a.seat, None, None)) if cr.rule.id == rid and "pass" in kinds
+                             else bool(cr.clause.fn(s, a.seat, None, None))
+                             for cr in rs.legality["pass"])
+            allowed = {a for a, ok in pre.items() if ok}
+            for kinds_, key in groups:  # the order rules serve one seat first, as settle does
+                seats = {a.seat for a in allowed if a.kind in kinds_}
+                if len(seats) > 1:
+                    first = min((key(s, seat, None, None), seat) for seat in seats)[1]
+                    allowed = {a for a in allowed if a.kind not in kinds_ or a.seat == first}
+        finally:
+            s.can_throw, s.any_throw = saved
+        return allowed
+
+    # Only a rule of the kinds that differ can turn one set into the other (a pass follows from
+    # the cards that may be added).
+    base = predict()
+    differing = {a.kind for a in universe if (a in base) != (texts[a] in eng)}
+    if "pass" in differing:
+        differing.add("throw")
+
+    def score(allowed: set) -> int:
+        return sum(1 for a in universe if (a in allowed) != (texts[a] in eng)) + unparsed
+
+    baseline = score(base)
+    best = None  # ((score, size, preference...), rule id)
+    rank = {r.id: i for i, r in enumerate(rs.spec.rules)}
+    seen = set()
+    for kind in ACTION_KINDS:
+        for cr in rs.legality[kind]:
+            rule = cr.rule
+            if rule.id in seen or not differing & set(rule.applies_to):
+                continue
+            seen.add(rule.id)
+            kinds = set(rule.applies_to)
+            for fn, size, depth in _mutations(rs, rule):
+                sc = score(predict(rule.id, fn, kinds))
+                if sc >= baseline:
+                    continue
+                key = (sc, size, rule.id != first_named, -depth, rank.get(rule.id, 999))
+                if best is None or key < best[0]:
+                    best = (key, rule.id)
+    if order_cut & set(parsed):  # a seat served out of turn: the order rule
+        for kind, cr in rs.order.items():
+            sc = score(ref_allowed | {a for a in order_cut if a.kind in rs.order})
+            key = (sc, 1, cr.rule.id != first_named, 0, rank.get(cr.rule.id, 999))
+            if sc < baseline and (best is None or key < best[0]):
+                best = (key, cr.rule.id)
+    if best is None:
+        return first_named, 3
+    return best[1], best[0][1]
+
+
+def permission_finding(game: Game, engine_legal: set[str] | None, focus: Action | None = None
+                       ) -> Diagnosis:
+    """The legality rule behind a difference of permissions in `game`: `engine_legal` is the
+    engine's legal set (None if unknown: then the engine is taken to allow what the reference
+    allows but `focus`, which it rejected)."""
+    ref = _legal_texts(game)
+    eng = set(engine_legal) if engine_legal is not None else ref - {action_text(focus)}
+    extra, missing = sorted(eng - ref), sorted(ref - eng)
+    if not extra and not missing:
+        return Diagnosis(None, "legal", "no difference")
+    named = []
+    for text in sorted(extra, key=lambda t: " pass" in t):  # a pass follows from the cards
+        try:
+            named.append(forbidding_rules(game, parse_action(text, game.ruleset.deck, game.state.n)))
+        except (NotationError, ValueError):
+            continue
+    first = named[0][0] if named and named[0] else None
+    rule, _ = _permissions(game.ruleset, game.state, set(game.legal_actions()), eng, extra, first)
+    also = sorted({r for rules in named for r in rules} - {rule})
+    why = (f"the engine allows {', '.join(extra[:3]) or '-'}{' ...' if len(extra) > 3 else ''} "
+           f"and not {', '.join(missing[:3]) or '-'}{' ...' if len(missing) > 3 else ''}")
+    return Diagnosis(rule, "legal", why, also=also)
+
+
+def _throw_blockers(game: Game, seat: int) -> list[str]:
+    """The rules that stop `seat` from adding each card it holds, most frequent first."""
+    s, rs = game.state, game.ruleset
+    counts: dict[str, int] = {}
+    for card in s.hands[seat]:
+        for cr in rs.legality["throw"]:
+            if not cr.clause.fn(s, seat, card, None):
+                counts[cr.rule.id] = counts.get(cr.rule.id, 0) + 1
+    return sorted(counts, key=lambda r: -counts[r])
+
+
+# -- attribution: the end of a bout ----------------------------------------------------------------
+
+def _engine_bout_open(obs: Observation, ref_game: Game) -> bool | None:
+    """Whether the engine's bout still has cards on the table, from its state or its legal set
+    (None if neither tells)."""
+    if obs.state and isinstance(obs.state.get("table"), list):
+        return bool(obs.state["table"])
+    if obs.legal is not None:
+        kinds = {t.split()[1] for t in _texts(obs.legal) if len(t.split()) > 1}
+        if "attack" in kinds:
+            return False
+        if kinds & {"throw", "cover", "take", "transfer"}:
+            return True
+    return None
+
+
+def _pre_settle(before: Game, action: Action) -> Game:
+    """The reference right after a step's own effect, before the bout end it led to."""
+    game = before.clone()
+    game._events[action.kind](game, game.state, action)
+    s = game.state
+    throws = {a.seat for a in _universe(s) if a.kind == "throw" and all(
+        cr.clause.fn(s, a.seat, a.card, None) for cr in game.ruleset.legality["throw"])}
+    s.can_throw = [seat in throws for seat in range(s.n)]
+    s.any_throw = bool(throws)
+    return game
+
+
+def _bout_end_finding(point: _Point, ref_game: Game, obs: Observation, engine_moved: bool
+                      ) -> Diagnosis | None:
+    """When the bout is over on one side only: the rule that decides it (see the docstring)."""
+    engine_open = _engine_bout_open(obs, ref_game)
+    ref_open = bool(ref_game.state.table)
+    if engine_open is None or engine_open == ref_open or ref_game.state.finished:
+        return None
+    rs = ref_game.ruleset
+    if ref_open:  # the engine ended the bout; the reference goes on
+        s = ref_game.state
+        ref_allowed = set(ref_game.legal_actions())
+        adding = {a for a in ref_allowed if a.kind in ADDING}
+        end = rs.decisions["bout_taken" if s.taking else "bout_beaten_off"].rule.id
+        if adding:
+            eng = {action_text(a) for a in ref_allowed - adding}
+            rule, size = _permissions(rs, s, ref_allowed, eng, [])
+            if rule is not None and size < 2:
+                return Diagnosis(rule, "state.table", "the engine ends the bout; by the reference "
+                                 f"{', '.join(sorted(action_text(a) for a in adding)[:3])} may "
+                                 "still be played", also=[end])
+        return Diagnosis(end, "state.table", "the engine ends the bout, the reference does not")
+    # the reference ended the bout (at this step, or at the last bout end); the engine goes on
+    if point.action is not None and engine_moved and point.legal:
+        pre = _pre_settle(point.before, point.action)
+    elif "_pre_end" in point.provenance:
+        pre = _pre_settle(*point.provenance["_pre_end"])
+    else:
+        return None
+    s = pre.state
+    taken = s.taking
+    end = rs.decisions["bout_taken" if taken else "bout_beaten_off"].rule.id
+    if obs.legal is not None:
+        eng = {t for t in _texts(obs.legal) if len(t.split()) > 1 and t.split()[1] in ADDING}
+        if eng:
+            allowed = {a for a in _universe(s) if a.kind == "throw" and all(
+                cr.clause.fn(s, a.seat, a.card, None) for cr in rs.legality["throw"])}
+            named = []
+            for text in sorted(eng, key=lambda t: " pass" in t):
+                try:
+                    a = parse_action(text, rs.deck, s.n)
+                except NotationError:
+                    continue
+                named += [cr.rule.id for cr in rs.legality[a.kind]
+                          if 0 <= a.seat < s.n and not cr.clause.fn(s, a.seat, a.card, a.target)]
+            first = named[0] if named else None
+            rule, size = _permissions(rs, s, allowed, eng, sorted(eng), first)
+            if rule is not None:
+                return Diagnosis(rule, "state.table", "the reference ends the bout; the engine "
+                                 f"still allows {', '.join(sorted(eng)[:3])}", also=[end])
+    return Diagnosis(end, "state.table", "the reference ends the bout, the engine does not")
+
+
+# -- attribution: state fields ----------------------------------------------------------------------
+
+def _draw_rule(before, after, eng: dict) -> str | None:
+    """draw.who or draw.order by what differs after a draw, or None when the cards kept from
+    before the draw already differ (the difference is not the draw's)."""
+    talon = {c.text for c in before.talon}
+    n, size = after.n, after.hand_size
+    drawers = {seat for seat in range(n) if after.drew[seat] or after.short_after_draw[seat]}
+    if isinstance(eng.get("hands"), list) and len(eng["hands"]) == n:
+        eng_drawn = []
+        for seat in range(n):
+            hand = eng["hands"][seat]
+            if not isinstance(hand, list):
+                return None
+            kept = {c for c in hand if c not in talon}
+            if kept != {c.text for c in after.hands[seat] if c.text not in talon}:
+                return None
+            eng_drawn.append(len(hand) - len(kept))
+        eng_sizes = [len(h) for h in eng["hands"]]
+    elif isinstance(eng.get("hand_sizes"), list) and len(eng["hand_sizes"]) == n:
+        eng_sizes = eng["hand_sizes"]
+        eng_drawn = [eng_sizes[seat] - (len(after.hands[seat]) - after.drew[seat]) for seat in range(n)]
+    else:
+        return "draw.order"
+    eng_talon = eng.get("talon_count", len(talon) - sum(max(0, d) for d in eng_drawn))
+    eng_out = eng.get("out") if isinstance(eng.get("out"), list) else []
+    if any(seat in drawers and eng_drawn[seat] <= 0 and not after.out[seat] for seat in eng_out):
+        return "end.out"  # out before the draw, so it drew nothing: going out decides it
+    for seat in range(n):
+        if eng_drawn[seat] > 0 and seat not in drawers:
+            return "draw.who"
+        if seat in drawers and eng_sizes[seat] < size and isinstance(eng_talon, int) and eng_talon > 0:
+            return "draw.who"
+    return "draw.order"
+
+
+def _older_draw_rule(point: _Point, eng: dict) -> str:
+    """draw.who or draw.order for hands that differ since an earlier draw: the cards that differ
+    came from that draw; the same number per seat but other cards is the order's doing."""
+    drawn = point.provenance.get("_drawn", frozenset())
+    hands = eng.get("hands")
+    ref = point.before.state.hands
+    if not isinstance(hands, list) or len(hands) != len(ref):
+        return "draw.order"
+    counts = []
+    for seat, hand in enumerate(hands):
+        if not isinstance(hand, list):
+            return "draw.order"
+        mine, theirs = {c.text for c in ref[seat]}, set(hand)
+        if (mine ^ theirs) - drawn:
+            return "draw.order"
+        counts.append((len(mine & drawn), len(theirs & drawn)))
+    return "draw.order" if all(x == y for x, y in counts) else "draw.who"
+
+
+def _hands_older(point: _Point, eng: dict) -> bool:
+    """The hands differ in cards this step's action did not touch: an older difference."""
+    if point.action is None or point.action.card is None or not isinstance(eng.get("hands"), list):
+        return False
+    ref = point.after.state.hands
+    if len(eng["hands"]) != len(ref):
+        return False
+    moved = {point.action.card.text}
+    for seat, hand in enumerate(eng["hands"]):
+        if not isinstance(hand, list):
+            return False
+        if (set(hand) ^ {c.text for c in ref[seat]}) - moved:
+            return True
+    return False
+
+
+def _field_finding(point: _Point, fields: list[str], eng: dict, engine_moved: bool) -> Diagnosis:
+    """The rule deciding the earliest-stage field among `fields` (which differ)."""
+    b, a = point.before.state, point.after.state
+    candidates = []
+    for f in fields:
+        stage = point.stages.get(f) if engine_moved and point.legal else None
+        if stage is not None and stage[0] == STAGE["effect"] and f in ("hands", "hand_sizes") \
+                and _hands_older(point, eng):
+            stage = None
+        if stage is None:
+            rule = point.provenance.get("hands" if f in ("hand_sizes", "talon_count") else f)
+            if rule is None:
+                rule = {"out": "end.out", "finished": "end.game_over", "fool": "end.fool",
+                        "discard_count": "bout.beaten_off", "taking": "defence.take"}.get(f)
+            stage = (STAGE["older"], rule)
+        rule = stage[1]
+        if rule == "draw" and stage[0] == STAGE["older"]:
+            rule = _older_draw_rule(point, eng)
+        elif rule == "draw":
+            rule = _draw_rule(b, a, eng) or point.stages.get("table", (0, None))[1]
+        candidates.append((stage[0], fields.index(f), f, rule))
+    candidates.sort()
+    _, _, f, rule = candidates[0]
+    return Diagnosis(rule, f"state.{f}", f"state.{f} differs",
+                     also=list(dict.fromkeys(r for _, _, _, r in candidates[1:] if r and r != rule)))
 
 
 def _role_fields(game: Game, legal: set[str]) -> dict:
@@ -250,387 +719,258 @@ def _role_fields(game: Game, legal: set[str]) -> dict:
     return out
 
 
-def _draw_rule(before, after, eng: dict) -> str | None:
-    """draw.who or draw.order by what differs after a draw, or None when the cards kept from
-    before the draw already differ (the difference is not the draw's)."""
-    talon = {c.text for c in before.talon}
-    n = after.n
-    size = after.hand_size
-    drawers = {seat for seat in range(n) if after.drew[seat] or after.short_after_draw[seat]}
-    if isinstance(eng.get("hands"), list) and len(eng["hands"]) == n:
-        eng_drawn = []
-        for seat in range(n):
-            hand = eng["hands"][seat]
-            if not isinstance(hand, list):
-                return None
-            kept_eng = {c for c in hand if c not in talon}
-            kept_ref = {c.text for c in after.hands[seat] if c.text not in talon}
-            if kept_eng != kept_ref:
-                return None
-            eng_drawn.append(len(hand) - len(kept_eng))
-        eng_sizes = [len(h) for h in eng["hands"]]
-    elif isinstance(eng.get("hand_sizes"), list) and len(eng["hand_sizes"]) == n:
-        eng_sizes = eng["hand_sizes"]
-        eng_drawn = [eng_sizes[seat] - (len(after.hands[seat]) - after.drew[seat]) for seat in range(n)]
-    else:
-        return "draw.order"
-    eng_talon = eng.get("talon_count", len(talon) - sum(max(0, d) for d in eng_drawn))
-    for seat in range(n):
-        if eng_drawn[seat] > 0 and seat not in drawers:
-            return "draw.who"
-        if seat in drawers and eng_sizes[seat] < size and isinstance(eng_talon, int) and eng_talon > 0:
-            return "draw.who"
-    return "draw.order"
-
-
-def _field_finding(point: _Point, fields: list[str], eng: dict, engine_moved: bool) -> Diagnosis:
-    """The rule deciding the earliest-stage field among `fields` (which differ)."""
-    b, a = point.before.state, point.after.state
-    candidates = []
-    for f in fields:
-        stage = point.stages.get(f) if engine_moved and point.legal else None
-        if f == "table" and point.action is not None and engine_moved:
-            ref_empty = not a.table
-            eng_empty = not eng.get("table")
-            if ref_empty != eng_empty and b.table:
-                taken = b.taking or point.action.kind == "take"
-                rs = point.before.ruleset
-                stage = (STAGE["bout_end"], rs.decisions["bout_taken" if taken else "bout_beaten_off"].rule.id)
-        if stage is None:
-            rule = point.provenance.get("hands" if f in ("hand_sizes", "talon_count") else f)
-            if rule is None:
-                rule = {"out": "end.out", "finished": "end.game_over", "fool": "end.fool",
-                        "discard_count": "bout.beaten_off", "taking": "defence.take",
-                        "table": EFFECT_RULES.get(point.action.kind) if point.action else None
-                        }.get(f)
-            stage = (STAGE["older"], rule)
-        rule = stage[1]
-        if rule == "draw":
-            rule = _draw_rule(b, a, eng) or point.stages.get("table", (0, None))[1]
-        candidates.append((stage[0], f, rule))
-    candidates.sort(key=lambda c: (c[0], fields.index(c[1])))
-    _, f, rule = candidates[0]
-    return Diagnosis(rule, f"state.{f}", f"state.{f} differs",
-                     also=[r for _, _, r in candidates[1:] if r and r != rule])
-
-
-def _universe(s) -> list[Action]:
-    """Every action any seat could make with the cards it holds (legal or not)."""
-    out = []
-    unbeaten = [t for t, d in s.table if d is None]
-    for seat in range(s.n):
-        for kind in ACTION_KINDS:
-            if kind == "cover":
-                out += [Action(kind, seat, c, t) for c in s.hands[seat] for t in unbeaten]
-            elif kind in CARD_KINDS:
-                out += [Action(kind, seat, c) for c in s.hands[seat]]
-            else:
-                out.append(Action(kind, seat))
-    return out
-
-
-_MUTATIONS: dict = {}
-
-
-def _mutations(rs: Ruleset, rule) -> list[tuple[object, int]]:
-    """Each way to replace one bool sub-expression of the rule's clause by True or False, compiled:
-    [(fn(s, seat, card, target), depth)], the whole clause first."""
-    key = (id(rs), rule.id)
-    if key in _MUTATIONS:
-        return _MUTATIONS[key]
-    out, seen = [], set()
-    try:
-        tree = ast.parse(rule.clause.strip(), mode="eval")
-    except SyntaxError:
-        return []
-    nodes = []
-
-    def visit(node, depth):
-        if isinstance(node, (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call, ast.Name, ast.IfExp)):
-            nodes.append((node, depth))
-        for child in ast.iter_child_nodes(node):
-            visit(child, depth + 1)
-
-    visit(tree.body, 0)
-    for index, (_, depth) in enumerate(nodes):
-        for value in (True, False):
-            new = copy.deepcopy(tree)
-            target = [n for n in _walk_nodes(new.body)][index]
-            text = ast.unparse(_replace(new, target, ast.Constant(value)))
-            try:
-                clause = rs.compile_variant_of(rule, text)
-            except SpecError:
-                continue
-            if clause.src in seen:
-                continue
-            seen.add(clause.src)
-            out.append((clause.fn, depth))
-    _MUTATIONS[key] = out
-    return out
-
-
-def _walk_nodes(node):
-    if isinstance(node, (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call, ast.Name, ast.IfExp)):
-        yield node
-    for child in ast.iter_child_nodes(node):
-        yield from _walk_nodes(child)
-
-
-def _replace(tree, target, new):
-    if tree.body is target:
-        tree.body = new
-        return tree
-    for parent in ast.walk(tree):
-        for name, value in ast.iter_fields(parent):
-            if value is target:
-                setattr(parent, name, new)
-                return tree
-            if isinstance(value, list):
-                for i, item in enumerate(value):
-                    if item is target:
-                        value[i] = new
-                        return tree
-    return tree
-
-
-def permission_finding(game: Game, engine_legal: set[str] | None, focus: Action | None = None
-                       ) -> Diagnosis:
-    """The legality rule behind a difference of permissions: `engine_legal` is the engine's legal
-    set (None if unknown: then the engine is taken to allow what the reference allows, but
-    `focus`, which it rejected)."""
-    rs, s = game.ruleset, game.state
-    ref = _legal_texts(game)
-    eng = set(engine_legal) if engine_legal is not None else ref - {action_text(focus)}
-    extra, missing = sorted(eng - ref), sorted(ref - eng)
-    if not extra and not missing:
-        return Diagnosis(None, "legal", "no difference")
-    parsed_extra = []
-    for text in extra:
-        try:
-            parsed_extra.append(parse_action(text, rs.deck, s.n))
-        except NotationError:
-            continue
-    universe = list(dict.fromkeys(_universe(s) + parsed_extra))
-    # Each action's verdict by each legality rule of its kind, once.
-    verdicts = {}
-    for a in universe:
-        if not 0 <= a.seat < s.n:
-            continue
-        verdicts[a] = {cr.rule.id: bool(cr.clause.fn(s, a.seat, a.card, a.target))
-                       for cr in rs.legality[a.kind]}
-    legal_now = set(game.legal_actions())
-    order_cut = {a for a, v in verdicts.items() if all(v.values()) and a not in legal_now}
-    texts = {a: action_text(a) for a in verdicts}
-    explained = [forbidding_rules(game, a) for a in parsed_extra]
-    first_named = explained[0][0] if explained and explained[0] else None
-
-    def score(allowed) -> int:
-        return sum(1 for a in verdicts if allowed(a) != (texts[a] in eng)) + \
-            len(extra) - len(parsed_extra)
-
-    baseline = score(lambda a: a in legal_now)
-    best = None  # (score, preference, rule id)
-    order_rank = {r.id: i for i, r in enumerate(rs.spec.rules)}
-    rules = {}
-    for kind in ACTION_KINDS:
-        for cr in rs.legality[kind]:
-            rules.setdefault(cr.rule.id, cr.rule)
-    for rule_id, rule in rules.items():
-        kinds = set(rule.applies_to)
-        for fn, depth in _mutations(rs, rule):
-            def allowed(a, fn=fn, rule_id=rule_id, kinds=kinds):
-                v = verdicts[a]
-                if a.kind not in kinds:
-                    return a in legal_now
-                if a in order_cut:
-                    return False
-                return all(ok for r, ok in v.items() if r != rule_id) and \
-                    bool(fn(s, a.seat, a.card, a.target))
-            sc = score(allowed)
-            pref = (0 if rule_id == first_named else 1, order_rank.get(rule_id, 999), -depth)
-            if sc < baseline and (best is None or (sc, pref) < best[:2]):
-                best = (sc, pref, rule_id)
-    for kind, cr in rs.order.items():  # the order rule: a seat served out of turn
-        if any(a in order_cut for a in parsed_extra):
-            sc = score(lambda a: a in legal_now or (a in order_cut and a.kind in rs.order))
-            pref = (0 if cr.rule.id == first_named else 1, order_rank.get(cr.rule.id, 999), 0)
-            if sc < baseline and (best is None or (sc, pref) < best[:2]):
-                best = (sc, pref, cr.rule.id)
-    if best is None:
-        rule_id = first_named
-    else:
-        rule_id = best[2]
-    also = sorted({r for rs_ in explained for r in rs_} - {rule_id})
-    why = (f"the engine allows {', '.join(extra[:3]) or '-'}"
-           f"{' ...' if len(extra) > 3 else ''} and not {', '.join(missing[:3]) or '-'}"
-           f"{' ...' if len(missing) > 3 else ''}")
-    return Diagnosis(rule_id, "legal", why, also=also)
-
+# -- attribution -----------------------------------------------------------------------------------
 
 def _attribute(point: _Point, obs: Observation) -> Diagnosis:
-    game_before = point.before
-    action = point.action
+    before, action = point.before, point.action
     if action is not None and obs.accepted is not None and obs.accepted != point.legal:
         if obs.accepted:  # the engine accepted what the reference forbids
-            if obs.state and action.kind != "transfer":
-                roles = [f for f in differing_fields(observable(game_before), obs.state)
+            if obs.state and action.kind != "transfer" and not obs.state.get("finished"):
+                roles = [f for f in differing_fields(observable(before), obs.state)
                          if f in ("attacker", "defender", "out")]
-                if roles and not obs.state.get("finished"):
+                if roles and obs.state.get("table"):
                     return _field_finding(point, roles, obs.state, engine_moved=False)
-            rules = forbidding_rules(game_before, action)
-            _, reason = game_before.explain(action)
+            rules = forbidding_rules(before, action)
+            _, reason = before.explain(action)
+            if action.kind == "pass":  # a pass needs a card to add: what stops those cards
+                rules += _throw_blockers(before, action.seat)
             return Diagnosis(rules[0] if rules else None, "verdict",
-                             f"{action_text(action)}: {reason}", also=rules[1:])
+                             f"{action_text(action)}: {reason}",
+                             also=list(dict.fromkeys(r for r in rules[1:] if r != rules[0])))
         # the engine rejected what the reference allows: its position is the one before the step
-        if obs.state:
-            fields = differing_fields(observable(game_before), obs.state)
-            if fields:
-                return _field_finding(point, fields, obs.state, engine_moved=False)
-        if obs.legal is not None:
-            roles = _role_fields(game_before, _texts(obs.legal))
-            if roles:
-                return _field_finding(point, list(roles), roles, engine_moved=False)
-        found = permission_finding(game_before, _texts(obs.legal) if obs.legal is not None else None,
-                                   action)
-        found.check = "verdict"
-        found.why = f"the engine rejects {action_text(action)}, which the reference allows"
+        found = _position_finding(point, before, obs, engine_moved=False)
+        if found is None:
+            found = permission_finding(before, _texts(obs.legal) if obs.legal is not None else None,
+                                       action)
+            found.check = "verdict"
+            found.why = f"the engine rejects {action_text(action)}, which the reference allows"
         return found
     moved = action is None or point.legal
-    ref_game = point.after if moved else game_before
+    ref_game = point.after if moved else before
+    found = _position_finding(point, ref_game, obs, engine_moved=moved and action is not None)
+    if found is not None:
+        return found
+    if obs.legal is not None and _texts(obs.legal) != _legal_texts(ref_game):
+        return permission_finding(ref_game, _texts(obs.legal))
+    return Diagnosis(None, "", "the reference does what the engine did")
+
+
+def _position_finding(point: _Point, ref_game: Game, obs: Observation, engine_moved: bool):
+    """A difference of position (the bout over on one side only, a state field, roles the legal
+    set implies), or None."""
+    found = _bout_end_finding(point, ref_game, obs, engine_moved)
+    if found is not None:
+        return found
     if obs.state:
         fields = differing_fields(observable(ref_game), obs.state)
         if fields:
-            return _field_finding(point, fields, obs.state, engine_moved=moved and action is not None)
-    if obs.legal is not None and _texts(obs.legal) != _legal_texts(ref_game):
+            return _field_finding(point, fields, obs.state, engine_moved)
+    if obs.legal is not None and not ref_game.state.finished:
         roles = _role_fields(ref_game, _texts(obs.legal))
         if roles:
-            p = point if not moved or action is None else _Point(
-                point.after, point.after, None, True,
-                {**point.provenance, **{f: r for f, (_, r) in point.stages.items() if r}}, {})
-            return _field_finding(p, list(roles), roles, engine_moved=False)
-        return permission_finding(ref_game, _texts(obs.legal))
-    return Diagnosis(None, "", "the reference does what the engine did")
+            return _field_finding(point, list(roles), roles, engine_moved)
+    return None
 
 
 def attribute(ruleset: Ruleset, setup, observations: list[Observation]) -> Diagnosis:
     """The rule that decides the difference at the last observation (no counterfactual search)."""
     setup = _setup(ruleset, setup)
-    point = None
-    for point in _walk(ruleset, setup, observations):
-        pass
-    if point is None:
+    if not observations:
         return Diagnosis(None, "", "nothing was observed")
-    found = _attribute(point, observations[-1])
+    found = _attribute(_replay(ruleset, setup, observations, False), observations[-1])
     found.step = len(observations) - 1
     return found
-
-
-def _setup(ruleset: Ruleset, setup) -> Setup:
-    if isinstance(setup, Setup):
-        return setup
-    return Setup.from_json(setup, ruleset.deck, ruleset.player_limits)
 
 
 # -- the counterfactual ---------------------------------------------------------------------------
 
 def _signature(point: _Point, obs: Observation):
     """What the reference does at the last step, in the terms the engine was observed in."""
-    moved = point.action is None or point.legal
-    game = point.after if moved and (obs.accepted is not False) else point.before
+    game = point.after if point.legal and obs.accepted is not False else point.before
     view = observable(game)
-    state = None
-    if obs.state:
-        state = tuple((k, repr(comparable_field(k, view.get(k)))) for k in sorted(obs.state))
+    state = tuple((k, repr(comparable_field(k, view.get(k)))) for k in sorted(obs.state or {}))
     legal = tuple(sorted(_legal_texts(game))) if obs.legal is not None else None
     return (point.legal, state, legal)
 
 
-def _consistent(point: _Point, obs: Observation, fields=None) -> bool:
-    """The reference at this point does what the engine was observed to do (only `fields` of the
-    state when given)."""
-    if point.action is not None and obs.accepted is not None and obs.accepted != point.legal:
-        return False
-    game = point.after if point.legal else point.before
-    if obs.state:
-        keys = obs.state if fields is None else [f for f in fields if f in obs.state]
-        if differing_fields(observable(game), {k: obs.state[k] for k in keys}):
-            return False
-    if obs.legal is not None and (fields is None or "legal" in fields):
-        if _texts(obs.legal) != _legal_texts(game):
-            return False
-    return True
-
-
 def _try(rs: Ruleset, setup: Setup, observations: list[Observation], check: str):
-    """(consistent before the last step, reproduces the check, reproduces everything, signature)."""
+    """(reproduces the check, reproduces everything, signature), or None when the reference
+    under `rs` does not agree with the engine before the last step."""
     try:
-        points = list(_walk(rs, setup, observations))
-    except (DurakError, RuntimeError, ValueError):
-        return False, False, False, None
-    for point, obs in zip(points[:-1], observations[:-1]):
-        if not _consistent(point, obs):
-            return False, False, False, None
-    last, obs = points[-1], observations[-1]
-    fields = [check[len("state."):]] if check.startswith("state.") else \
-        (["legal"] if check == "legal" else [])
-    reproduces = _consistent(last, obs, fields) if check else _consistent(last, obs)
-    exact = _consistent(last, obs)
-    return True, reproduces, exact, _signature(last, obs)
+        point = _replay(rs, setup, observations, True)
+    except (Inconsistent, DurakError, RuntimeError, ValueError):
+        return None
+    obs = observations[-1]
+    game = point.after if point.legal else point.before
+    if check.startswith("state."):
+        fields = [check[len("state."):]]
+    else:
+        fields = ["legal"] if check == "legal" else []
+    reproduces = _consistent(game, point.legal, point.action, obs, fields)
+    exact = _consistent(game, point.legal, point.action, obs)
+    return reproduces, exact, _signature(point, obs)
+
+
+def _dealt_hand_size(setup: Setup) -> int | None:
+    """The hand size a fresh deal shows (every hand alike, cards left in the talon), or None: a
+    variant dealing another hand size cannot be the engine's (deck.deal)."""
+    sizes = {len(h) for h in setup.hands}
+    if setup.is_position or len(sizes) != 1 or not setup.talon:
+        return None
+    return sizes.pop()
+
+
+def _hand_size(rs: Ruleset, setup: Setup) -> int:
+    probe = State.__new__(State)
+    probe.n = setup.players
+    return rs.hand_size_fn(probe)
+
+
+def _involved_options(rs: Ruleset, setup: Setup, observations: list[Observation]) -> list[str]:
+    """The options that can change what the reference does at the last step: those read by the
+    legality rules of the kinds of action involved there (the step's, and those of the actions
+    where the legal sets differ; a pass follows from the cards that may be added), by the order
+    rules, by every decision (a bout end, draw, rotation or result follows a step) and by the
+    flow. Other options cannot explain the difference."""
+    spec = rs.spec
+    try:
+        point = _replay(rs, setup, observations, True) if len(observations) > 1 else \
+            _replay(rs, setup, observations, False)
+    except (Inconsistent, DurakError, RuntimeError, ValueError):
+        point = None
+    kinds = set()
+    obs = observations[-1]
+    if point is not None:
+        if point.action is not None:
+            kinds.add(point.action.kind)
+        if obs.legal is not None:
+            game = point.after if point.legal else point.before
+            kinds |= {t.split()[1] for t in _texts(obs.legal) ^ _legal_texts(game)
+                      if len(t.split()) > 1}
+    else:
+        kinds = set(ACTION_KINDS)
+    if kinds & {"throw", "pass"}:
+        kinds |= {"throw", "pass"}
+    rules = {cr.rule.id for k in kinds & set(rs.legality) for cr in rs.legality[k]}
+    rules |= {cr.rule.id for cr in rs.order.values()}
+    rules |= {cr.rule.id for cr in rs.decisions.values()}
+    rules |= {r.id for r in spec.rules if r.options}
+    names = [n for r in spec.rules if r.id in rules for n in rule_options(spec, r)]
+    names += options_read(spec, [step["when"] for steps in spec.flow.values() for step in steps
+                                 if isinstance(step, dict) and "when" in step])
+    names += options_read(spec, ["hand_size"])
+    # a rule switched on or off by an option (`when`) counts for its alternatives too
+    names += [n for r in spec.rules if r.when for n in options_read(spec, [r.when])
+              if any(n in options_read(spec, [o.when]) for o in spec.rules if o.id in rules and o.when)]
+    return [n for n in dict.fromkeys(names) if n in spec.options]
 
 
 def search_options(ruleset: Ruleset, setup, observations: list[Observation], check: str = "",
-                   budget: float = 3.0) -> tuple[list[dict], bool, int]:
+                   rules=(), budget: float = 2.0, memo: dict | None = None
+                   ) -> tuple[list[dict], list[dict], int]:
     """Option values (one option, then pairs) under which the reference reproduces the engine at
-    the last observation and agrees with it before. Returns (variants as {option: value}, whether
-    the first reproduces every observed field, variants tried)."""
+    the last observation and agrees with it before. The options `rules` read are tried first.
+    Returns (variants reproducing every field observed at the last step, variants reproducing
+    only the failing check, variants replayed); a variant is {option: value}.
+
+    `memo`, kept by the caller across the failures of one engine, makes a run with many failures
+    cheap: variants that explained an earlier failure of the same rule are tried first (and end
+    the search when they explain this one too), and once three searches for a rule found nothing,
+    only the options that rule reads are tried for it."""
     spec = ruleset.spec
     setup = _setup(ruleset, setup)
     deadline = time.perf_counter() + budget
     base = ruleset.options
-    _, _, _, base_sig = _try(ruleset, setup, observations, check)
-    singles, movers, found, tried = [], [], [], 0
-    for name, option in spec.options.items():
-        for value in option.values:
-            if value == base[name] and type(value) is type(base[name]):
-                continue
-            singles.append((name, value))
-    exact_any = False
+    base_try = _try(ruleset, setup, observations, check)
+    base_sig = base_try[2] if base_try else None
+    by_id = spec.rules_by_id
+    first = [n for r in rules if r in by_id for n in rule_options(spec, by_id[r])]
+    names = list(dict.fromkeys(first + _involved_options(ruleset, setup, observations)))
+    behaviour = ruleset.behaviour_key()
+    dealt = _dealt_hand_size(setup)
+    exact, partly, movers, tried = [], [], [], 0
 
     def attempt(change: dict):
-        nonlocal tried, exact_any
-        tried += 1
+        nonlocal tried
         try:
             rs = variant_ruleset(spec, ruleset.preset, {**base, **change})
         except DurakError:
-            return None
-        consistent, reproduces, exact, sig = _try(rs, setup, observations, check)
-        if consistent and reproduces:
-            found.append((not exact, len(change), change))
-            exact_any = exact_any or exact
-        return consistent and sig != base_sig
+            return False
+        if rs.behaviour_key() == behaviour or dealt is not None and _hand_size(rs, setup) != dealt:
+            return False
+        tried += 1
+        outcome = _try(rs, setup, observations, check)
+        if outcome is None:
+            return False
+        reproduces, whole, sig = outcome
+        if whole:
+            exact.append(change)
+        elif reproduces:
+            partly.append(change)
+        return sig != base_sig
 
-    for name, value in singles:
-        if time.perf_counter() > deadline:
+    seen = memo.setdefault((ruleset.preset, rules[0] if rules else None), {"found": [], "misses": 0}) \
+        if memo is not None else {"found": [], "misses": 0}
+    for change in list(seen["found"]):
+        if all(n in base for n in change) and attempt(dict(change)) is not None and exact:
             break
-        if attempt({name: value}):
-            movers.append((name, value))
-    if not found:
+    if seen["misses"] >= 3:
+        names = [n for n in names if n in first]
+    for name in names if not exact else []:
+        for value in spec.options[name].values:
+            if time.perf_counter() > deadline:
+                break
+            if value == base[name] and type(value) is type(base[name]):
+                continue
+            if attempt({name: value}):
+                movers.append((name, value))
+        if exact and name not in first:
+            break
+    if not exact and seen["misses"] < 3:
         for i, (n1, v1) in enumerate(movers):
             for n2, v2 in movers[i + 1:]:
-                if n1 == n2 or time.perf_counter() > deadline:
-                    continue
-                attempt({n1: v1, n2: v2})
-    found.sort(key=lambda f: (f[0], f[1]))
-    return [change for _, _, change in found], bool(found) and not found[0][0], tried
+                if n1 != n2 and time.perf_counter() <= deadline:
+                    attempt({n1: v1, n2: v2})
+    def order(change: dict):  # the nearest value of a numeric option first
+        return (len(change), [names.index(n) for n in change],
+                sum(abs(v - base[n]) for n, v in change.items()
+                    if isinstance(v, int) and isinstance(base[n], int) and not isinstance(v, bool)))
+    exact = sorted({tuple(sorted(c.items(), key=str)): c for c in exact}.values(), key=order)
+    if exact:
+        seen["found"] = [c for c in [exact[0]] + seen["found"] if c][:4]
+    else:
+        seen["misses"] += 1
+    return exact, sorted(partly, key=order), tried
 
 
 def diagnose(ruleset: Ruleset, setup, observations: list[Observation], *, search: bool = True,
-             budget: float = 3.0) -> Diagnosis:
+             budget: float = 2.0, memo: dict | None = None) -> Diagnosis:
     """Attribute the difference at the last observation to one rule, and search the option space
-    for a variant that explains it (see the module's docstring)."""
+    for a variant that explains it (see the module's docstring). Pass the same `memo` dict for
+    the failures of one engine (search_options)."""
     setup = _setup(ruleset, setup)
     found = attribute(ruleset, setup, observations)
-    if search and found.rule is not None or search and found.check:
-        found.as_if, found.exact, found.searched = search_options(
-            ruleset, setup, observations, found.check, budget)
+    if search and found.check:
+        found.as_if, found.partly, found.searched = search_options(
+            ruleset, setup, observations, found.check, [found.rule, *found.also], budget, memo)
+        _follow_option(ruleset.spec, found)
     return found
+
+
+def _follow_option(spec, found: Diagnosis) -> None:
+    """When the option that explains the difference is read not by the rule named, the rule that
+    reads it decides: one of the others involved, or else the first rule that reads it."""
+    if not found.as_if:
+        return
+    options = set(found.as_if[0])
+    rules = spec.rules_by_id
+
+    def reads(rule_id):
+        return rule_id in rules and options & set(rule_options(spec, rules[rule_id]))
+
+    if found.rule and reads(found.rule):
+        return
+    others = [r for r in found.also if reads(r)] or [r.id for r in spec.rules if reads(r.id)]
+    if others:
+        found.also = [r for r in [found.rule, *found.also] if r and r != others[0]]
+        found.rule = others[0]

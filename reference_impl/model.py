@@ -84,7 +84,7 @@ def options_read(spec, texts, seen=None) -> list[str]:
         for word in WORD.findall(text):
             if word in spec.definitions and word not in seen:
                 seen.add(word)
-                found += options_read(spec, [spec.definitions[word][1]], seen)
+                found += options_read(spec, [spec.definitions[word].clause], seen)
     return list(dict.fromkeys(found))
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from . import vocab
 from .errors import SpecError, suggest
 from .lang import BOOL, INT, RUNTIME, SEAT, Clause, Compiler, Env, Literals, Name
-from .model import Rule, check_option_value
+from .model import Rule, check_option_value, options_read
 from .primitives import PRIMITIVES
 from .state import action_table
 
@@ -38,6 +38,7 @@ SEAT_DECISIONS = {"drawer", "draw_key", "out", "loser", "place_key"}
 # Decisions checked after every step, in this order; each starts the flow event of its name.
 BOUT_ENDS = ("bout_beaten_off", "bout_taken")
 MAX_SETTLE = 1000  # bout ends in a row before the interpreter gives up
+MAX_SHARED = 20000  # compiled pieces a spec keeps for its rulesets to share
 
 
 def _deadlock(ruleset_name: str):
@@ -77,8 +78,9 @@ class Ruleset:
         self._compile_rules()
         self._compile_invariants()
         self._compile_flow()
-        self.hand_size_fn = self._compile_text(
-            "hand_size", spec.definitions["hand_size"][2], "definitions.hand_size", INT).fn
+        hand_size = self._compile_text(
+            "hand_size", spec.definitions["hand_size"][2], "definitions.hand_size", INT)
+        self.hand_size_fn, self.hand_size_src = hand_size.fn, hand_size.src
         # decision -> its compiled fn(state, seat), shared by every game of this ruleset
         self.decide_fns = {name: cr.clause.fn for name, cr in self.decisions.items()}
         self.legal_fn, self.passes_fn = self._fuse()  # also sets settle_fn and draw_order_fn
@@ -154,7 +156,46 @@ class Ruleset:
         return self._env(names or {})
 
     def _compile_text(self, text, file, path, want, names=None, params=()) -> Clause:
-        return Compiler(self._env(names or {}), file, path).compile(text, want, params)
+        key = ("clause", text, file, path, want, tuple(sorted(names or {})), params,
+               self._read_key(text))
+        return self._memo(key, lambda: Compiler(self._env(names or {}), file, path).compile(
+            text, want, params))
+
+    # -- sharing compiled pieces between rulesets of one spec --------------------------------
+    def _memo(self, key, make):
+        """What `make()` builds, shared by every ruleset of this spec whose key is the same: a
+        compiled clause depends only on its text and the values of the options it reads, so the
+        variants of a preset (durak verify, diagnose's counterfactual search) compile each once."""
+        cache = self.spec.__dict__.setdefault("_compiled", {})
+        if key not in cache:
+            if len(cache) > MAX_SHARED:
+                cache.clear()
+            cache[key] = make()
+        return cache[key]
+
+    def shared(self, key: tuple, texts: tuple, make):
+        """What `make()` builds from this ruleset for the clause `texts`, shared by every ruleset
+        of the spec in which those texts read the same option values (for tools that derive
+        things from clauses, like reference_impl/diagnose.py)."""
+        return self._memo(key + self._read_key(*texts), make)
+
+    def _read_key(self, *texts) -> tuple:
+        """The values of the options `texts` read (through definitions too)."""
+        reads = self.spec.__dict__.setdefault("_reads", {})
+        if texts not in reads:
+            reads[texts] = tuple(options_read(self.spec, texts))
+        return tuple((n, repr(self.options.get(n))) for n in reads[texts]) + self._deck_key()
+
+    def _deck_key(self) -> tuple:
+        """The deck's literals (rank, suit and colour values depend on the deck, not only on the
+        options a clause names)."""
+        key = self.__dict__.get("_deck_key_value")
+        if key is None:
+            deck = getattr(self, "deck", None)
+            key = () if deck is None else (repr(self.literals()),)
+            if deck is not None:
+                self._deck_key_value = key
+        return key
 
     def compile_clause(self, text: str, want: str | None, what: str, names=None,
                        params=()) -> Clause:
@@ -165,7 +206,9 @@ class Ruleset:
     def _is_active(self, rule: Rule) -> bool:
         if rule.when is None:
             return True
-        c = Compiler(self.option_env(), rule.file, f"{rule.path}.when").compile(rule.when, BOOL)
+        c = self._memo(("when", rule.when, rule.file, rule.path, self._read_key(rule.when)),
+                       lambda: Compiler(self.option_env(), rule.file,
+                                        f"{rule.path}.when").compile(rule.when, BOOL))
         if not c.const:
             raise SpecError("a rule's `when` may use only options (opt.NAME)", rule.file,
                             f"{rule.path}.when")
@@ -248,12 +291,21 @@ class Ruleset:
         """Source of a BOUT_ENDS decision over the `_v_` locals, and the state names it reads.
         settle writes `any_throw` just before, so that one is read from the state."""
         rule = self.decisions[event].rule
+        return self._memo(("end", event, rule.id, rule.clause, self._read_key(rule.clause)),
+                          lambda: self._bout_end_src(rule))
+
+    def _bout_end_src(self, rule) -> tuple[str, set[str]]:
         compiler = self._hoisting_compiler({}, rule.file, f"{rule.path}.clause", keep={"any_throw"})
         em = compiler.emit(compiler.parse(rule.clause).body)
         return em.src, {n for n in em.names if n in vocab.STATE and vocab.STATE[n].args is None
                         and n != "any_throw"}
 
     def _block(self, kind: str, out: str) -> tuple[list[str], set[str]]:
+        rules = tuple((cr.rule.id, cr.rule.clause, self._read_key(cr.rule.clause))
+                      for cr in self.legality[kind])
+        return self._memo(("block", kind, out, rules), lambda: self._block_lines(kind, out))
+
+    def _block_lines(self, kind: str, out: str) -> tuple[list[str], set[str]]:
         """Generated lines appending every legal `kind` action to `out`, with conditions hoisted
         by what they depend on (state, seat, card, target), and the state names they read once;
         no lines if `kind` is never legal. Actions come from the shared table `_T_<kind>`."""
@@ -357,7 +409,9 @@ class Ruleset:
         ns.update(_MAX_SETTLE=MAX_SETTLE, _deadlock=partial(_deadlock, self.name),
                   _unsettled=partial(_unsettled, self.name))
         self.source = "\n".join(lines)
-        exec(compile(self.source, f"<legal actions of {self.name}>", "exec"), ns)
+        code = self._memo(("source", self.source),
+                          lambda: compile(self.source, f"<legal actions of {self.name}>", "exec"))
+        exec(code, ns)
         self.settle_fn = ns["settle"]
         self.draw_order_fn = ns["draw_order"]
         for event, steps in self._flow_steps.items():  # a lone primitive needs no wrapper
@@ -411,6 +465,14 @@ class Ruleset:
             if other.type == SEAT and not other.names & ({"seat"} | CARD_NAMES | TARGET_NAMES):
                 return other.src
         return None
+
+    def behaviour_key(self) -> tuple:
+        """Equal for two rulesets that play every game alike: the generated program, the hand
+        size, the decisions and the order keys, with every option folded in (a value of an
+        option that no active clause reads changes nothing here)."""
+        return (self.source, self.hand_size_src,
+                tuple(sorted((n, cr.clause.src) for n, cr in self.decisions.items())),
+                tuple(sorted((k, cr.clause.src) for k, cr in self.order.items())))
 
     def compile_variant_of(self, rule: Rule, text: str) -> Clause:
         """Compile `text` in place of the legality clause of `rule` (an action rule), in this

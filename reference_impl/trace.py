@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from .diagnose import Observation, diagnose
 from .errors import DurakError
 from .game import Game, Setup
 from .notation import (
@@ -62,6 +63,7 @@ class ReplayResult:
     rule_id: str | None = None
     position: str = ""
     checked: dict | None = None
+    diagnosis: dict | None = None  # reference_impl/diagnose.py's Diagnosis, as JSON
 
 
 STEP_KEYS = {"step", "action", "accepted", "state", "legal", "seat", "note"}
@@ -117,6 +119,16 @@ def replay(spec: Spec, text: str, variant: str | None = None, options: dict | No
         raise TraceError(n, str(exc)) from None
     checked = {"actions": 0, "verdicts": 0, "states": 0, "legal sets": 0}
     steps = 0
+    observed: list[Observation] = []  # what the log says, for attributing a difference
+
+    def failed(line, message, rule, position):
+        found = diagnose(ruleset, game.setup, observed) if observed else None
+        if found is not None and found.rule:
+            rule = found.rule
+            message += f"; {found.message()}"
+        return ReplayResult(steps, False, line, message, rule, position, checked,
+                            found.to_json() if found is not None else None)
+
     for n, obj in lines[1:]:
         if "result" in obj:
             return _check_result(game, n, obj["result"], steps, checked)
@@ -130,22 +142,24 @@ def replay(spec: Spec, text: str, variant: str | None = None, options: dict | No
             raise TraceError(n, str(exc)) from None
         position = state_text(game.state)
         accepted = obj.get("accepted", True)
+        observed.append(Observation(action_text(action), accepted,
+                                    obj["state"] if isinstance(obj.get("state"), dict) else None,
+                                    obj["legal"] if isinstance(obj.get("legal"), list) else None))
         rule, reason = game.explain(action)
         checked["actions"] += 1
         if accepted and rule:
-            return ReplayResult(steps, False, n, f"{action_text(action)} breaks {rule}: {reason}",
-                                rule, position, checked)
+            return failed(n, f"{action_text(action)} breaks {rule}: {reason}", rule, position)
         if not accepted:
             checked["verdicts"] += 1
             if not rule:
-                return ReplayResult(steps, False, n, f"the log rejects {action_text(action)}, "
-                                    "which the spec allows here", None, position, checked)
+                return failed(n, f"the log rejects {action_text(action)}, which the spec allows here",
+                              None, position)
             continue
         game.apply_action(action)
         steps += 1
         problem = _compare(game, obj, checked)
         if problem:
-            return ReplayResult(steps, False, n, problem, None, state_text(game.state), checked)
+            return failed(n, problem, None, state_text(game.state))
     return ReplayResult(steps, True, checked=checked)
 
 

@@ -115,7 +115,8 @@ def replay(ctx, trace_file, variant, options, fmt):
         click.echo(json.dumps({"file": trace_file, "ok": result.ok, "steps": result.steps,
                                "line": result.line, "message": result.message,
                                "rule": result.rule_id, "position": result.position,
-                               "checked": result.checked}, indent=2))
+                               "checked": result.checked, "diagnosis": result.diagnosis},
+                              indent=2))
     elif result.ok:
         checked = ", ".join(f"{v} {k}" for k, v in (result.checked or {}).items())
         click.echo(f"{trace_file}: {result.steps} steps replayed; every step follows the spec "

@@ -72,9 +72,9 @@ OPTIONS = {
     # GameConfiguration.MaxTossBD is the cap while the discard pile is empty (gameutils.py:31-33,
     # game.py:128); start() sets it to 5, or to MaxTossAD for null.
     "first_bout_max": [None, 5],
-    # game.py:128 tests the discard pile: until_first_discard. first_bout_of_deal is listed for
-    # games without a first-bout cap, where the scope changes nothing; start() skips it with a cap.
-    "first_bout_scope": ["first_bout_of_deal", "until_first_discard"],
+    # game.py:128 tests the discard pile: until_first_discard (without a first-bout cap the scope
+    # changes nothing).
+    "first_bout_scope": ["until_first_discard"],
     # A bout opens with one OpeningMove and the defender answers it (game.py:116, 172-176).
     "opening": ["single"],
     # Two players only: the main attacker is the only one who may add cards, so these agree.
@@ -94,14 +94,16 @@ OPTIONS = {
     # GameConfiguration.HandCC is the hand players draw up to (game.py:212-216).
     "hand_size": [5, 6, 7],
     # Game.player1 always leads (game.py:21-23) and is dealt to first (game.py:78-82): the
-    # dealer's left neighbour. lowest_trump is listed because start() seats an explicit attacker
-    # as player1 and plays a lowest_trump deal whose lowest trump is with the dealer's left
-    # neighbour; it skips every other lowest_trump deal.
-    "first_attacker": ["left_of_dealer", "lowest_trump"],
+    # dealer's left neighbour. start() seats a setup's explicit attacker as player1; asked for a
+    # lowest_trump deal whose lowest trump is elsewhere, it skips.
+    "first_attacker": ["left_of_dealer"],
     # Both hands empty is GameResult.Draw (game.py:63-65).
     "simultaneous_finish": ["draw"],
 }
 POSITION_FIELDS = ("table", "taking", "passed", "out", "beaten_bouts")  # with defender and bout
+# Declared with the one value durakgame plays, but other values change nothing in some games:
+# start() plays those and skips the others (an explicit attacker; no first-bout cap).
+CHECKED_AT_START = ("first_attacker", "first_bout_scope")
 
 
 def card_of(text) -> Card:
@@ -169,7 +171,7 @@ class DurakgameEngine:
                 "options": {k: list(v) for k, v in OPTIONS.items()}, "levels": ["verdicts", "state", "legal"], "positions": False}
 
     # -- start --------------------------------------------------------------------------------
-    def start(self, variant: dict, setup: dict) -> None:
+    def start(self, variant: dict, setup: dict) -> dict:
         opts = variant.get("options") or {}
         self._check_variant(variant.get("preset"), opts)
         if (any(setup.get(k) for k in POSITION_FIELDS) or setup.get("defender") is not None
@@ -192,12 +194,15 @@ class DurakgameEngine:
         # missing cards were never on this deal's table, so they are counted apart.
         self.out_of_play = 36 - len(talon) - sum(len(h) for h in hands)
         self._settle()
+        return {}
 
     @staticmethod
     def _check_variant(preset, opts: dict) -> None:
         if preset != "podkidnoy":
             raise Skip(f"durakgame plays podkidnoy only, not {preset}")
         for name, values in OPTIONS.items():
+            if name in CHECKED_AT_START:
+                continue
             if name in opts and opts[name] not in values:
                 raise Skip(f"durakgame follows {name} = {values}, not {opts[name]!r}")
         scope = opts.get("first_bout_scope")
@@ -348,7 +353,10 @@ class DurakgameEngine:
         return {"accepted": False, "reason": "after a take durakgame offers FinishingMove with "
                 f"{', '.join(map(text_of, self._extensions(options))) or 'no more cards'}"}
 
-    def legal(self) -> list[str]:
+    def legal(self) -> dict:
+        return {"actions": self._legal()}
+
+    def _legal(self) -> list[str]:
         g = self.game
         if g.isFinished:
             return []
@@ -371,6 +379,9 @@ class DurakgameEngine:
         return list(dict.fromkeys(out))
 
     def state(self) -> dict:
+        return {"state": self._state()}
+
+    def _state(self) -> dict:
         g = self.game
         attacker = self._seat(g.turn)
         hands = []
@@ -401,8 +412,9 @@ class DurakgameEngine:
             "fool": fool,
         }
 
-    def stop(self) -> None:
+    def stop(self) -> dict:
         self.game = None
+        return {}
 
 
 if __name__ == "__main__":

@@ -2,8 +2,11 @@
 
 Run it as `durak check --adapter "cmd:python -m durak_spec.conformance.examples.reference_engine"`.
 It reads one JSON request per line on stdin and writes one JSON answer per line on stdout, as
-conformance/PROTOCOL.md specifies. To adapt it to your engine, replace the calls of `engine`
-(hello, start, apply, legal, state) with calls into your engine; keep the loop and `step`.
+conformance/PROTOCOL.md specifies. `serve` works for any engine class with the interface of
+conformance/engine.py, whose methods return exactly the protocol's result objects: the same class
+then also runs in process as `python:MODULE:CLASS`, with identical results. To adapt it to your
+engine, write such a class (hello, start, apply, legal, state) calling into your engine and keep
+the loop; `step` is made of apply, state and legal when the class has none.
 """
 
 import json
@@ -18,10 +21,13 @@ def serve(engine, stdin=sys.stdin, stdout=sys.stdout) -> None:
         "hello": lambda req: engine.hello(),
         "start": lambda req: engine.start(req["variant"], req["setup"]) or {},
         "apply": lambda req: engine.apply(req["action"]),
-        "legal": lambda req: {"actions": engine.legal()},
-        "state": lambda req: {"state": engine.state()},
-        "step": lambda req: {"steps": [step(engine, action, req) for action in req["actions"]]},
-        "stop": lambda req: {},
+        "legal": lambda req: engine.legal(),
+        "state": lambda req: engine.state(),
+        "step": lambda req: (
+            engine.step(req["actions"], bool(req.get("state")), bool(req.get("legal")))
+            if hasattr(engine, "step")
+            else {"steps": [step(engine, action, req) for action in req["actions"]]}),
+        "stop": lambda req: (engine.stop() if hasattr(engine, "stop") else None) or {},
     }
     # hello declares "step": true (protocol 1.1), so the fuzzer sends whole games in one request
     for line in stdin:
@@ -49,9 +55,9 @@ def step(engine, action: str, req: dict) -> dict:
     verdict = engine.apply(action)
     if verdict["accepted"]:
         if req.get("state"):
-            verdict["state"] = engine.state()
+            verdict["state"] = engine.state()["state"]
         if req.get("legal"):
-            verdict["legal"] = engine.legal()
+            verdict["legal"] = engine.legal()["actions"]
     return verdict
 
 

@@ -2,12 +2,15 @@
 
 The tutorial "Check your engine" builds this file step by step. The engine behind it is a
 stand-in, the durak-spec reference interpreter, so that the file runs as it is; each method of
-`Engine` marks the one place where your own engine's calls go.
+`Engine` marks the one place where your own engine's calls go. Each method returns exactly the
+protocol's result object, so the same class also runs in process:
+`durak check --adapter python:my_engine:Engine`.
 """
 
 import json
 import sys
 
+from durak_spec.conformance.engine import Skip  # raise it when the engine can't play a game
 from durak_spec.reference_impl.errors import IllegalAction
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.spec import load_spec
@@ -15,16 +18,12 @@ from durak_spec.reference_impl.spec import load_spec
 SPEC = load_spec()
 
 
-class Skip(Exception):
-    """This engine can't play what was asked (a variant or a position it lacks)."""
-
-
 class Engine:
     """Maps the protocol's commands onto an engine's API."""
 
     def hello(self):
         # What the engine can do; the runner only asks for what is declared here.
-        return {"name": "my-engine", "version": "0.1", "protocol": "1",
+        return {"name": "my-engine", "version": "0.1", "protocol": "1.1",
                 "presets": list(SPEC.presets), "options": "any", "players": [2, 3, 4, 5, 6],
                 "levels": ["verdicts", "state", "legal"], "positions": True}
 

@@ -88,3 +88,42 @@ def run_cases(spec, adapter_name: str, jobs, *, check_cases: bool = False, timeo
         return [session.run_case(case, variant) for case, variant in jobs]
     finally:
         session.close()
+
+
+def declaring(engine_class, name: str, **hello):
+    """`engine_class` with `hello` extended (its house rules declared, say)."""
+    def hello_(self):
+        return {**engine_class.hello(self), **hello}
+    return type(name, (engine_class,), {"hello": hello_})
+
+
+def _mutant(*names):
+    from durak_spec.conformance.examples.mutants import engine_class
+    return engine_class(*names)
+
+
+# The draw_counterclockwise mutant, honest about it: it declares the draw order it plays.
+HonestCounterclockwise = declaring(
+    _mutant("draw_counterclockwise"), "HonestCounterclockwise",
+    options={"draw_order": ["attacker_counterclockwise_defender_last"]})
+
+
+class LeftOfDealerAtTwo(ReferenceEngine):
+    """The reference, but at a two-player table the dealer's left neighbour always leads."""
+
+    def start(self, variant: dict, setup: dict):
+        options = dict(variant.get("options") or {})
+        if len(setup["hands"]) == 2:
+            options["first_attacker"] = "left_of_dealer"
+        return super().start({**variant, "options": options}, setup)
+
+
+LeftOfDealerAtTwoDeclared = declaring(
+    LeftOfDealerAtTwo, "LeftOfDealerAtTwoDeclared",
+    house_rules=[{"players": [2], "options": {"first_attacker": ["left_of_dealer"]}}])
+
+# Declares that it plays six players only: nearly every case is skipped.
+SixPlayersOnly = declaring(ReferenceEngine, "SixPlayersOnly", players=[6])
+# Declares a podkidnoy engine: no transfers.
+NoTransfers = declaring(ReferenceEngine, "NoTransfers", presets=["podkidnoy"],
+                        options={"transfer": [False], "first_bout_max": [None, 5]})

@@ -168,3 +168,19 @@ def test_lint_reports_an_option_no_clause_reads(spec_copy):
     result = run("--spec", str(spec_copy.root), "lint")
     assert result.exit_code == 1
     assert "option throw_in_after_take is read by no clause" in result.output
+
+
+def test_lint_wants_every_area_at_both_table_sizes(spec, tmp_path):
+    from durak_spec.conformance.cases import CASES_DIR, load_suite
+    from durak_spec.tools.lint.cases import table_size_gaps
+
+    assert table_size_gaps(spec, load_suite(spec)) == []
+    for name in ("draw/two_players_attacker_first", "rotation/after_take_three_players"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f"{name}.yaml").write_text((CASES_DIR / f"{name}.yaml").read_text())
+    problems = table_size_gaps(spec, load_suite(spec, tmp_path))
+    assert problems == [
+        "rule area draw has no case at three or more players; every area with cases needs both "
+        "table sizes (record one with `durak cases record`)",
+        "rule area rotation has no case at two players; every area with cases needs both "
+        "table sizes (record one with `durak cases record`)"]

@@ -96,3 +96,29 @@ def test_a_truncated_or_malformed_log_names_its_line(tmp_path):
     open(path, "w").write(json.dumps(log[0]) + "\n" + json.dumps({"move": "0 attack 6S"}) + "\n")
     result = run("replay", path)
     assert result.exit_code == 2 and "line 2" in result.output and "action" in result.output
+
+
+def test_replay_names_the_rule_and_the_option_behind_a_state_that_differs(spec, tmp_path):
+    """A log of an engine that draws counterclockwise, replayed as podkidnoy: the first state
+    that differs is charged to draw.order, and the option that explains it is found."""
+    from durak_spec.reference_impl.game import Game
+    from durak_spec.reference_impl.trace import Recorder, replay
+
+    rs = spec.ruleset("podkidnoy", {"draw_order": "attacker_counterclockwise_defender_last"})
+    for seed in range(30):
+        recorder = Recorder(Game.from_seed(rs, 4, seed))
+        while not recorder.game.is_terminal() and len(recorder.lines) < 300:
+            recorder.apply(recorder.game.legal_actions()[0])
+        result = replay(spec, recorder.dumps(), "podkidnoy", options={})
+        if not result.ok:
+            break
+    assert not result.ok and "state.hands" in result.message
+    assert result.rule_id == "draw.order"
+    assert result.diagnosis["as_if"][0] == {"draw_order": "attacker_counterclockwise_defender_last"}
+    assert "plays as if `draw_order = attacker_counterclockwise_defender_last`" in result.message
+    lines = [json.loads(line) for line in recorder.dumps().splitlines()]
+    lines[0]["options"] = {}  # the log does not say how it draws
+    path = tmp_path / "ccw.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    shown = run("replay", str(path), "--variant", "podkidnoy", "--format", "json")
+    assert shown.exit_code == 1 and json.loads(shown.output)["rule"] == "draw.order"

@@ -1,5 +1,6 @@
-"""`durak lint`, suite part: the cases are valid, pass on the reference, and cover every legality
-rule with an accepting and a rejecting case under each preset where it applies (tools/coverage.py).
+"""`durak lint`, suite part: the cases are valid, pass on the reference, cover every legality
+rule with an accepting and a rejecting case under each preset where it applies (tools/coverage.py),
+and every rule area with cases has them at both table sizes: two players and three or more.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ def lint_cases(spec: Spec, report, cases_dir=None) -> list:
     for i, entry in enumerate(untested):
         if not isinstance(entry, dict) or entry.get("rule") not in known or not entry.get("reason"):
             report.problems.append(f"untested.yaml[{i}]: each entry names an existing rule and a reason")
+    report.problems += table_size_gaps(spec, suite)
     needs = coverage(spec, suite, untested)
     for need in gaps(needs):
         report.problems.append(
@@ -47,3 +49,19 @@ def lint_cases(spec: Spec, report, cases_dir=None) -> list:
                           "coverage": f"{covered}/{len(needs)} rule-preset-verdict needs covered, "
                                       f"{sum(1 for n in needs if n.untested)} listed untested"})
     return needs
+
+
+def table_size_gaps(spec: Spec, suite) -> list[str]:
+    """Rule areas whose cases are all at two players, or all at three or more: a two-player
+    engine's draw order or first attacker would be checked only by accident."""
+    sizes: dict[str, set] = {}
+    for case in suite.cases:
+        sizes.setdefault(case.area, set()).add("2" if case.players == 2 else "3+")
+    problems = []
+    for area in [a["id"] for a in spec.areas]:
+        have = sizes.get(area)
+        if have and have != {"2", "3+"}:
+            missing = "two players" if "2" not in have else "three or more players"
+            problems.append(f"rule area {area} has no case at {missing}; every area with cases needs "
+                            "both table sizes (record one with `durak cases record`)")
+    return problems

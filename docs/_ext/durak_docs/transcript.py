@@ -37,7 +37,7 @@ class TranscriptDirective(DurakDirective):
         preset = spec.get("variant", "podkidnoy")
         if preset not in data.rulesets:
             self.fail(f"unknown preset {preset!r}")
-        requests = [{"cmd": "hello", "protocol": "1"},
+        requests = [{"cmd": "hello", "protocol": "1.1"},
                     {"cmd": "start", "variant": {"preset": preset,
                                                  "options": data.rulesets[preset].options},
                      "setup": spec["setup"]}]

@@ -1,0 +1,77 @@
+"""Every failure names the rule that decides it, computed by the reference (reference_impl/
+diagnose.py), and the option value that explains it when there is one: shown on a sample of the
+single-rule mutants of conformance/examples/mutants.py (bench/attribution.py runs them all)."""
+
+from __future__ import annotations
+
+import pytest
+from conformance_support import jobs_of, run_cases
+
+from durak_spec.conformance.examples.mutants import MUTANTS, combine, engine_class
+from durak_spec.conformance.runner import Selection
+from durak_spec.reference_impl.diagnose import Observation, attribute, diagnose
+
+# (mutant, the cases it runs on): cases of the rule's area, kept small for CI
+SAMPLE = [("first_attacker_highest_trump", "start/*"), ("trump_beats_only_trump", "defence/*"),
+          ("cap_five", "limits/*"), ("pile_on_any_time", "throw_in/*"),
+          ("transfer_keeps_opener", "transfer/*"), ("draw_counterclockwise", "draw/*"),
+          ("attacker_again_after_take", "rotation/*"), ("out_before_draw", "end/*"),
+          ("take_when_all_beaten", "defence/take*")]
+
+
+@pytest.mark.parametrize("name, cases", SAMPLE, ids=[n for n, _ in SAMPLE])
+def test_the_rule_named_is_the_rule_the_mutant_breaks(name, cases, spec, shipped_suite):
+    mutant = MUTANTS[name]
+    results = run_cases(spec, f"python:durak_spec.conformance.examples.mutants:{name}",
+                        jobs_of(shipped_suite, Selection(cases=(cases,))))
+    failures = [r for r in results if r.status == "fail"]
+    assert failures, f"{name}: no case of {cases} fails"
+    assert [(r.case, r.rule) for r in failures if r.rule != mutant.breaks] == []
+    for r in failures:
+        if mutant.as_option:
+            option, value = mutant.as_option
+            assert r.diagnosis["as_if"][0] == {option: value}, (r.case, r.diagnosis)
+            assert f"plays as if `{option} = " in r.message
+    if not mutant.as_option:  # it may coincide with an option value in some deals, not in all
+        assert any(f"no option explains this: rule {mutant.breaks}" in r.message for r in failures)
+
+
+def test_mutants_combine_into_one_engine_that_breaks_each_of_their_rules(spec, shipped_suite):
+    names = ("draw_counterclockwise", "cap_five")
+    assert combine(*names) == (["draw.order", "limits.cap"],
+                               {"draw_order": "attacker_counterclockwise_defender_last",
+                                "max_attack_cards": 5})
+    jobs = jobs_of(shipped_suite, Selection(cases=("draw/*", "limits/*")))
+    results = run_cases(spec, "python:durak_spec.conformance.examples.mutants:" + "+".join(names), jobs)
+    named = {r.rule for r in results if r.status == "fail"}
+    assert named == {"draw.order", "limits.cap"}
+    assert engine_class(*names) is engine_class(*names)
+    with pytest.raises(ValueError, match="no mutant"):
+        engine_class("no_such_mutant")
+
+
+SETUP = {"hands": [["9S", "KS", "7C", "AC", "8H", "QH"], ["TS", "8C", "JC", "6S", "7H", "KH"],
+                   ["9D", "QS", "8D", "TD", "6H", "9H"]],
+         "talon": ["JS", "QC", "KC", "6D", "7D", "AD"], "trump": "AD", "attacker": 0}
+
+
+def test_an_extra_pass_is_charged_to_the_pass_rule(spec):
+    rs = spec.ruleset("podkidnoy", {})
+    observed = [Observation("0 attack 9S", True, legal=["1 cover 9S with TS", "1 take", "0 pass"])]
+    ref = attribute(rs, SETUP, [Observation("0 attack 9S", True)])
+    assert ref.rule is None  # nothing differs
+    found = attribute(rs, SETUP, observed)
+    assert (found.rule, found.check) == ("bout.pass", "legal")
+
+
+def test_a_card_left_in_the_transferers_hand_is_the_transfers_doing(spec):
+    rs = spec.ruleset("perevodnoy", {})
+    setup = {**SETUP, "hands": [["9S", "KS", "7C", "AC", "8H", "QH"], ["9C", "8C", "JC", "6S", "7H", "KH"],
+                                ["9D", "QS", "8D", "TD", "6H", "9H"]]}
+    state = {"hands": [["KS", "7C", "AC", "8H", "QH"], ["9C", "8C", "JC", "6S", "7H", "KH"],
+                       ["9D", "QS", "8D", "TD", "6H", "9H"]],
+             "table": [["9S", None], ["9C", None]], "attacker": 1, "defender": 2}
+    found = diagnose(rs, setup, [Observation("0 attack 9S", True), Observation("1 transfer 9C", True,
+                                                                               state=state)])
+    assert (found.rule, found.check) == ("transfer.effect", "state.hands")
+    assert found.as_if == [] and "no option explains this: rule transfer.effect" == found.message()

@@ -1,0 +1,136 @@
+"""Cases run under the variant the engine plays: declared house rules (per player count too) and
+--option are tested, with expectations re-derived by the reference, never skipped wholesale; a run
+that tested too little exits 3 with its skip reasons grouped and counted."""
+
+from __future__ import annotations
+
+import pytest
+from conformance_support import FIXTURE_CASES, jobs_of, run_cases
+
+from durak_spec.conformance.runner import (
+    Selection,
+    Session,
+    declared_options,
+    exit_code,
+    skip_reasons,
+)
+from durak_spec.conformance.transport import make_adapter
+
+SUPPORT = "python:conformance_support:"
+
+
+def by_key(results) -> dict:
+    return {(r.case, r.variant): r for r in results}
+
+
+def test_an_engine_honest_about_its_draw_order_is_tested_not_skipped(spec, shipped_suite):
+    jobs = jobs_of(shipped_suite, Selection(areas=("draw",)))
+    honest = by_key(run_cases(spec, SUPPORT + "HonestCounterclockwise", jobs))
+    # the same engine without the declaration fails, and the failures name the rule and the option
+    plain = run_cases(spec, "python:durak_spec.conformance.examples.mutants:draw_counterclockwise", jobs)
+    failures = [r for r in plain if r.status == "fail"]
+    assert failures and {r.rule for r in failures} == {"draw.order"}
+    assert all(r.diagnosis["as_if"][0] == {"draw_order": "attacker_counterclockwise_defender_last"}
+               for r in failures)
+    assert "plays as if `draw_order = attacker_counterclockwise_defender_last`" in failures[0].message
+    # declared, every case runs under its variant and passes: none is skipped
+    assert {r.status for r in honest.values()} == {"pass"}, \
+        [(k, r.status, r.message) for k, r in honest.items() if r.status != "pass"]
+    assert len(honest) == len(jobs)
+    rederived = [r for r in honest.values() if r.rederived]
+    assert {(r.case, r.variant) for r in failures} <= {(r.case, r.variant) for r in rederived}
+    plain_cases = {c.id for c, _ in jobs if not c.options}
+    assert plain_cases and all(r.engine_options == {"draw_order": "attacker_counterclockwise_defender_last"}
+                               for r in honest.values() if r.case in plain_cases)
+
+
+def test_house_rules_per_player_count_hold_only_at_those_counts(spec, shipped_suite):
+    jobs = jobs_of(shipped_suite, Selection(cases=("start/*",)))
+    assert {c.players for c, _ in jobs} >= {2, 3}
+    undeclared = run_cases(spec, SUPPORT + "LeftOfDealerAtTwo", jobs)
+    failing = {r.case for r in undeclared if r.status == "fail"}
+    assert failing and all(c.players == 2 for c, _ in jobs if c.id in failing)
+    assert {r.rule for r in undeclared if r.status == "fail"} == {"start.lowest_trump"}
+    declared = run_cases(spec, SUPPORT + "LeftOfDealerAtTwoDeclared", jobs)
+    assert not [r for r in declared if r.status not in ("pass", "skip")]
+    for (case, _), r in zip(jobs, declared):
+        two = case.players == 2 and case.options.get("first_attacker") != "left_of_dealer"
+        assert bool(r.engine_options) == two, (case.id, r.engine_options)
+        if r.status == "skip":  # its script needs another first attacker: said so, with the rule
+            assert two and "first_attacker = left_of_dealer instead of lowest_trump" in r.message
+            assert "attack.opener" in r.message
+    ran_at_two = [r for (case, _), r in zip(jobs, declared) if case.players == 2 and r.status == "pass"]
+    assert ran_at_two and all(r.engine_options for r in ran_at_two if r.case != "start/left_of_dealer_two_players")
+
+
+def test_the_engine_variant_resolves_case_then_declared_house_rules_then_option(spec, shipped_suite):
+    case = next(c for c in shipped_suite.cases if c.players == 2 and "perevodnoy" in c.variants)
+    adapter = make_adapter(SUPPORT + "NoTransfers", spec=spec)
+    session = Session(spec, adapter, options={"hand_size": 5})
+    session.open()
+    resolved = session.ruleset(case, "perevodnoy").options
+    preset, values = session.engine_variant(case, "perevodnoy", resolved)
+    assert preset == "podkidnoy"  # the engine's preset nearest the case's
+    assert values["transfer"] is False and values["hand_size"] == 5
+    assert values["first_bout_max"] == resolved["first_bout_max"]  # listed, so the case's stands
+    hello = {"options": "any", "house_rules": [{"players": [2], "options": {"hand_size": [7]}}]}
+    assert declared_options(hello, 2) == (True, {"hand_size": [7]})
+    assert declared_options(hello, 3) == (True, {})
+
+
+def test_a_step_illegal_under_the_engine_variant_skips_naming_step_rule_and_options(check):
+    run = check("--cases-dir", FIXTURE_CASES, "--adapter", SUPPORT + "NoTransfers",
+                "--area", "transfer")
+    skipped = [c for c in run.report["cases"] if c["status"] == "skip"]
+    assert skipped, run.output
+    for c in skipped:
+        assert "transfer.allowed" in c["message"] and "transfer = false instead of true" in c["message"]
+        assert "None" not in c["message"] and "True" not in c["message"]
+    # the rejection the other case probes still runs, re-derived: rejected by transfer.allowed
+    ran = [c for c in run.report["cases"] if c["status"] == "pass"]
+    assert ran and all(c["rederived"] for c in ran)
+
+
+def test_a_mostly_skipped_run_exits_3_with_the_reasons_grouped_and_counted(check):
+    run = check("--cases-dir", FIXTURE_CASES, "--adapter", SUPPORT + "SixPlayersOnly")
+    assert run.exit_code == 3, run.output
+    report = run.report
+    skips = report["summary"]["skip"]
+    assert skips * 2 > len(report["cases"]) and report["tested_too_little"]
+    assert sum(g["count"] for g in report["skip_reasons"]) == skips
+    assert "skipped, by reason:" in run.output
+    for group in report["skip_reasons"]:
+        assert f"{group['count']:5}  {group['reason']}" in run.output.replace("\n", " ") or \
+            group["reason"][:40] in run.output
+
+
+def test_a_run_that_tests_nothing_is_never_green(check, tmp_path):
+    empty = tmp_path / "cases"
+    empty.mkdir()
+    run = check("--cases-dir", empty)
+    assert run.exit_code == 3 and "nothing was tested" in run.output
+    assert check("--cases-dir", FIXTURE_CASES, "--case", "no_such/*").exit_code == 2
+    assert exit_code([]) == 3 and skip_reasons([]) == []
+
+
+def test_option_runs_every_case_under_it_and_bad_values_are_usage_errors(check):
+    broken = "python:durak_spec.conformance.examples.broken_no_cap:NoAttackCap"
+    plain = check("--cases-dir", FIXTURE_CASES, "--adapter", broken, "--rule", "limits.cap")
+    assert plain.exit_code == 1
+    run = check("--cases-dir", FIXTURE_CASES, "--adapter", broken, "--rule", "limits.cap",
+                "--option", "max_attack_cards=null")
+    assert run.exit_code == 0, run.output
+    assert all(c["engine_options"] == {"max_attack_cards": None} for c in run.report["cases"])
+    assert any(c["rederived"] for c in run.report["cases"])
+    assert "--option max_attack_cards=null" in run.report["cases"][0]["reproduce"]
+    bad = check("--cases-dir", FIXTURE_CASES, "--option", "max_attack_cards=3")
+    assert bad.exit_code == 2 and "allowed values" in bad.output
+    unknown = check("--cases-dir", FIXTURE_CASES, "--option", "no_such_option=1")
+    assert unknown.exit_code == 2 and "unknown option" in unknown.output
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_players_selects_cases_by_table_size(check, fixture_suite, players):
+    run = check("--cases-dir", FIXTURE_CASES, "--players", players)
+    want = {(c.id, v) for c, v in jobs_of(fixture_suite, Selection(players=(players,)))}
+    assert want and set(run.statuses()) == want
