@@ -35,6 +35,7 @@ them on the reference and answers with a `Diagnosis`:
 from __future__ import annotations
 
 import ast
+import re
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -47,6 +48,8 @@ from .state import Action, State
 from .vocab import ACTION_KINDS, CARD_KINDS
 
 ROLE_FIELDS = ("attacker", "defender", "taking")
+ROLE_INPUTS = {"attacker", "defender"}
+WORDS = re.compile(r"\b[a-z_]+\b")
 ADDING = ("throw", "pass")  # what an engine that ends a bout early no longer allows
 # The rule each action kind's own effect falls under when a field differs right after it.
 EFFECT_RULES = {"attack": "attack.opener", "throw": "throw_in.rank", "cover": "defence.beat",
@@ -79,6 +82,7 @@ class Diagnosis:
     as_if: list = field(default_factory=list)  # [{option: value, ...}] reproducing the engine
     partly: list = field(default_factory=list)  # variants reproducing only the failing check
     searched: int = 0        # variants replayed by the counterfactual search
+    involved: list = field(default_factory=list, repr=False)  # rules consulted at the step
 
     def message(self) -> str:
         if self.as_if:
@@ -92,6 +96,7 @@ class Diagnosis:
 
     def to_json(self) -> dict:
         out = asdict(self)
+        out.pop("involved")
         out["message"] = self.message()
         return out
 
@@ -386,10 +391,12 @@ def _put(parent, name: str, index, node) -> None:
         getattr(parent, name)[index] = node
 
 
-def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, first_named=None
-                 ) -> tuple[str | None, int]:
+def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, first_named=None,
+                 involved: list | None = None) -> tuple[str | None, int]:
     """The legality rule one change of which turns `ref_allowed` (Actions, in state `s`) into the
-    engine's `eng` (texts) with the fewest mismatches: (rule id, size of the change)."""
+    engine's `eng` (texts) with the fewest mismatches: (rule id, size of the change). The rules
+    of the kinds that differ are added to `involved`."""
+    involved = [] if involved is None else involved
     parsed = []
     for text in extra_texts:
         try:
@@ -480,6 +487,8 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
             key = (sc, 1, cr.rule.id != first_named, 0, rank.get(cr.rule.id, 999))
             if sc < baseline and (best is None or key < best[0]):
                 best = (key, cr.rule.id)
+    involved.extend(r for r in seen if r not in involved)
+    involved.extend(cr.rule.id for cr in rs.order.values())
     if best is None:
         return first_named, 3
     return best[1], best[0][1]
@@ -502,11 +511,13 @@ def permission_finding(game: Game, engine_legal: set[str] | None, focus: Action 
         except (NotationError, ValueError):
             continue
     first = named[0][0] if named and named[0] else None
-    rule, _ = _permissions(game.ruleset, game.state, set(game.legal_actions()), eng, extra, first)
+    involved: list = []
+    rule, _ = _permissions(game.ruleset, game.state, set(game.legal_actions()), eng, extra, first,
+                           involved)
     also = sorted({r for rules in named for r in rules} - {rule})
     why = (f"the engine allows {', '.join(extra[:3]) or '-'}{' ...' if len(extra) > 3 else ''} "
            f"and not {', '.join(missing[:3]) or '-'}{' ...' if len(missing) > 3 else ''}")
-    return Diagnosis(rule, "legal", why, also=also)
+    return Diagnosis(rule, "legal", why, also=also, involved=involved)
 
 
 def _throw_blockers(game: Game, seat: int) -> list[str]:
@@ -563,11 +574,12 @@ def _bout_end_finding(point: _Point, ref_game: Game, obs: Observation, engine_mo
         end = rs.decisions["bout_taken" if s.taking else "bout_beaten_off"].rule.id
         if adding:
             eng = {action_text(a) for a in ref_allowed - adding}
-            rule, size = _permissions(rs, s, ref_allowed, eng, [])
+            involved: list = []
+            rule, size = _permissions(rs, s, ref_allowed, eng, [], None, involved)
             if rule is not None and size < 2:
                 return Diagnosis(rule, "state.table", "the engine ends the bout; by the reference "
                                  f"{', '.join(sorted(action_text(a) for a in adding)[:3])} may "
-                                 "still be played", also=[end])
+                                 "still be played", also=[end], involved=involved)
         return Diagnosis(end, "state.table", "the engine ends the bout, the reference does not")
     # the reference ended the bout (at this step, or at the last bout end); the engine goes on
     if point.action is not None and engine_moved and point.legal:
@@ -593,10 +605,12 @@ def _bout_end_finding(point: _Point, ref_game: Game, obs: Observation, engine_mo
                 named += [cr.rule.id for cr in rs.legality[a.kind]
                           if 0 <= a.seat < s.n and not cr.clause.fn(s, a.seat, a.card, a.target)]
             first = named[0] if named else None
-            rule, size = _permissions(rs, s, allowed, eng, sorted(eng), first)
+            involved: list = []
+            rule, size = _permissions(rs, s, allowed, eng, sorted(eng), first, involved)
             if rule is not None:
                 return Diagnosis(rule, "state.table", "the reference ends the bout; the engine "
-                                 f"still allows {', '.join(sorted(eng)[:3])}", also=[end])
+                                 f"still allows {', '.join(sorted(eng)[:3])}", also=[end],
+                                 involved=involved)
     return Diagnosis(end, "state.table", "the reference ends the bout, the engine does not")
 
 
@@ -694,8 +708,16 @@ def _field_finding(point: _Point, fields: list[str], eng: dict, engine_moved: bo
         candidates.append((stage[0], fields.index(f), f, rule))
     candidates.sort()
     _, _, f, rule = candidates[0]
-    return Diagnosis(rule, f"state.{f}", f"state.{f} differs",
-                     also=list(dict.fromkeys(r for _, _, _, r in candidates[1:] if r and r != rule)))
+    also = [r for _, _, _, r in candidates[1:] if r and r != rule]
+    # The rules that last decided the roles the deciding rule reads are involved too: a draw that
+    # starts from another attacker is the doing of whatever made that seat the attacker.
+    spec_rule = point.before.ruleset.spec.rules_by_id.get(rule or "")
+    for role in ROLE_INPUTS & set(WORDS.findall(spec_rule.clause or "")) if spec_rule else ():
+        if point.provenance.get(role) not in (None, rule):
+            also.append(point.provenance[role])
+    decisions = [cr.rule.id for cr in point.before.ruleset.decisions.values()]
+    return Diagnosis(rule, f"state.{f}", f"state.{f} differs", also=list(dict.fromkeys(also)),
+                     involved=decisions)
 
 
 def _role_fields(game: Game, legal: set[str]) -> dict:
@@ -734,9 +756,12 @@ def _attribute(point: _Point, obs: Observation) -> Diagnosis:
             _, reason = before.explain(action)
             if action.kind == "pass":  # a pass needs a card to add: what stops those cards
                 rules += _throw_blockers(before, action.seat)
+            kinds = [action.kind] + (["throw"] if action.kind == "pass" else [])
+            involved = [cr.rule.id for k in kinds for cr in before.ruleset.legality[k]]
             return Diagnosis(rules[0] if rules else None, "verdict",
                              f"{action_text(action)}: {reason}",
-                             also=list(dict.fromkeys(r for r in rules[1:] if r != rules[0])))
+                             also=list(dict.fromkeys(r for r in rules[1:] if r != rules[0])),
+                             involved=involved)
         # the engine rejected what the reference allows: its position is the one before the step
         found = _position_finding(point, before, obs, engine_moved=False)
         if found is None:
@@ -958,8 +983,8 @@ def diagnose(ruleset: Ruleset, setup, observations: list[Observation], *, search
 
 
 def _follow_option(spec, found: Diagnosis) -> None:
-    """When the option that explains the difference is read not by the rule named, the rule that
-    reads it decides: one of the others involved, or else the first rule that reads it."""
+    """When the option that explains the difference is read not by the rule named but by one of
+    the other rules involved, that other rule decides it."""
     if not found.as_if:
         return
     options = set(found.as_if[0])
@@ -970,7 +995,7 @@ def _follow_option(spec, found: Diagnosis) -> None:
 
     if found.rule and reads(found.rule):
         return
-    others = [r for r in found.also if reads(r)] or [r.id for r in spec.rules if reads(r.id)]
+    others = [r for r in found.also if reads(r)] or [r for r in found.involved if reads(r)]
     if others:
         found.also = [r for r in [found.rule, *found.also] if r and r != others[0]]
         found.rule = others[0]

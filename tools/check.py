@@ -22,7 +22,7 @@ from durak_spec.conformance.runner import (
     EXIT_TOO_LITTLE,
     Selection,
     Session,
-    exit_code,
+    check_exit_code,
     load_known_failures,
     skip_reasons,
     summarize,
@@ -65,7 +65,7 @@ def run_suite(spec, adapter_name, selection, *, cases_dir=None, known_file=None,
             "broken_files": [str(e) for e in suite.broken],
             "rederived": sum(1 for r in results if r.engine_options and r.status != "skip"),
             "skip_reasons": [{"reason": k, "count": n} for k, n in skip_reasons(results)],
-            "tested_too_little": exit_code(results) == EXIT_TOO_LITTLE}
+            "tested_too_little": check_exit_code(results) == EXIT_TOO_LITTLE}
     return results, meta, suite
 
 
@@ -197,5 +197,5 @@ def check_command(ctx, adapter_name, paths, cases, rules, areas, variants, playe
             except OSError as exc:
                 raise UserError(f"can't write {path}: {exc.strerror}") from None
     _print_summary(Console(), results, meta, suite)
-    code = exit_code(results)
+    code = check_exit_code(results)
     sys.exit(1 if suite.broken and code != 1 else code)
