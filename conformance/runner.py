@@ -393,16 +393,17 @@ class Session:
         differ = [n for n in self.spec.options if not _same(values[n], resolved[n])]
         rule = self.spec.rules_by_id.get(exc.rule)
         read = [n for n in (rule_options(self.spec, rule) if rule else []) if n in differ]
-        shown = read or differ
         every = read + [n for n in differ if n not in read]
-        key = f"the engine plays {options_text(shown, values, resolved)}" if shown else "the engine's variant"
-        variant = f"the engine plays {options_text(every, values, resolved)}" if every else key
+        key = f": the engine plays {options_text(read, values, resolved)}" if read \
+            else " under the engine's variant"
+        variant = f"the engine plays {options_text(every, values, resolved)}" if every \
+            else "the engine's variant"
         if exc.step is None:
-            return (f"{variant}, and under it {exc.reason}", f"the setup cannot be played ({key})")
+            return (f"{variant}, and under it {exc.reason}", f"the setup cannot be played{key}")
         by = f" by {exc.rule}" if exc.rule else ""
         return (f"step {exc.step} `{exc.action}` cannot be played: {variant}, and under it "
                 f"{exc.rule or 'the reference'} forbids it ({exc.reason})",
-                f"a step the case plays is illegal{by}: {key}")
+                f"a step the case plays is illegal{by}{key}")
 
     # -- running ------------------------------------------------------------------------------
     def run_case(self, case: Case, preset: str) -> Result:

@@ -80,6 +80,9 @@ OPTIONS = {
     # Two players only: the main attacker is the only one who may add cards, so these agree.
     "throwers": ["all_opponents", "neighbours", "main_attacker"],
     "thrower_order": ["attacker_priority", "free_for_all"],
+    # One player acts at a time: the defender answers each attack card before the next is added
+    # (game.py:118-122, 157-165).
+    "pile_on": ["one_at_a_time"],
     # Added cards match the rank of any attack or defence card (gameutils.py:15-18).
     "throw_in_match": ["rank_any_table_card"],
     # After a ForfeitingMove the attacker adds cards with a FinishingMove (game.py:138-152).
