@@ -39,9 +39,10 @@ class ExplicitPassEngine(MinidurakAdapter):
     name = "minidurak-explicit-pass"
     engine_class = ExplicitDurak
 
-    def start(self, variant: dict, setup: dict) -> None:
+    def start(self, variant: dict, setup: dict) -> dict:
         super().start(variant, setup)
         self._pass_for_players_with_nothing_to_add()
+        return {}
 
     def apply(self, action: str) -> dict:
         move = parse_move(action)
@@ -50,7 +51,7 @@ class ExplicitPassEngine(MinidurakAdapter):
         self._pass_for_players_with_nothing_to_add()
         return {"accepted": True}
 
-    def legal(self) -> list[str]:
+    def listed(self) -> list[str]:
         return [move_text(m) for m in self.game.moves()]
 
     def _automatic(self) -> list[tuple]:

@@ -63,7 +63,7 @@ class OneMoveOpeningEngine(MinidurakAdapter):
             move = parse_move(action)
         return {"accepted": move is not None and self.game.play(move)}
 
-    def legal(self) -> list[str]:
+    def listed(self) -> list[str]:
         return [f"{m[1]} attack {m[2][0]}" if m[0] == "open" else move_text(m)
                 for m in self.game.moves() if m[0] != "open" or len(m[2]) == 1]
 

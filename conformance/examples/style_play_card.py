@@ -48,7 +48,7 @@ class PlayCardEngine(MinidurakAdapter):
             pass
         return {"accepted": False}
 
-    def legal(self) -> list[str]:
+    def listed(self) -> list[str]:
         kind = "throw" if self.game.table else "attack"
         return [f"{m[1]} {kind} {m[2]}" if m[0] == "play" else move_text(m)
                 for m in self.game.plays()]

@@ -22,7 +22,7 @@ class SilentEngine(MinidurakAdapter):
         move = parse_move(action)
         return {"accepted": move is not None and self.game.play(move)}
 
-    def legal(self) -> list[str]:
+    def listed(self) -> list[str]:
         return [move_text(m) for m in self.game.moves()]
 
 

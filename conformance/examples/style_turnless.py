@@ -36,7 +36,7 @@ class TurnlessEngine(MinidurakAdapter):
         return {"accepted": move is not None and move in self.game.allowed(move[1])
                 and self.game.play(move)}
 
-    def legal(self) -> list[str]:
+    def listed(self) -> list[str]:
         return [move_text(m) for seat in range(self.game.n) for m in self.game.allowed(seat)]
 
 

@@ -39,7 +39,15 @@ class MinidurakAdapter:
             hello["actions"] = dict(self.actions)
         return hello
 
-    def start(self, variant: dict, setup: dict) -> None:
+    # The protocol's result objects (conformance/engine.py): subclasses list their moves in
+    # listed() and apply them in apply().
+    def legal(self) -> dict:
+        return {"actions": self.listed()}
+
+    def listed(self) -> list[str]:
+        raise NotImplementedError
+
+    def start(self, variant: dict, setup: dict) -> dict:
         rules = {**PODKIDNOY, **self.house_rules}
         for name, value in (variant.get("options") or {}).items():
             if name in rules and value != rules[name]:
@@ -51,8 +59,12 @@ class MinidurakAdapter:
         self.game = self.engine_class(hands, [card(c) for c in setup.get("talon", [])],
                                       card(setup["trump"]), dealer, setup.get("attacker"),
                                       **self.engine_options)
+        return {}
 
     def state(self) -> dict:
+        return {"state": self.view()}
+
+    def view(self) -> dict:
         g = self.game
         return {"hands": [[str(c) for c in h] for h in g.hands],
                 "hand_sizes": [len(h) for h in g.hands], "talon_count": len(g.talon),
