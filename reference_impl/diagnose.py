@@ -35,6 +35,7 @@ them on the reference and answers with a `Diagnosis`:
 from __future__ import annotations
 
 import ast
+import copy
 import re
 import time
 from dataclasses import asdict, dataclass, field
@@ -326,12 +327,28 @@ LOOSER = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
 
 
 def _inline(spec, node):
-    """The clause tree with every definition it names replaced by the definition's own tree."""
+    """The clause tree with every definition it names replaced by the definition's own tree; a
+    call of a definition with parameters (`beats(card, target)`) by its tree with the arguments
+    in place of the parameters."""
     class Inliner(ast.NodeTransformer):
         def visit_Name(self, n):
-            if n.id in spec.definitions:
-                return _inline(spec, ast.parse(spec.definitions[n.id][1].strip(), mode="eval").body)
+            d = spec.definitions.get(n.id)
+            if d is not None and not d.params:
+                return _inline(spec, ast.parse(d.clause.strip(), mode="eval").body)
             return n
+
+        def visit_Call(self, n):
+            d = spec.definitions.get(n.func.id) if isinstance(n.func, ast.Name) else None
+            if d is None or not d.params or len(n.args) != len(d.params) or n.keywords:
+                return self.generic_visit(n)
+            args = {name: self.visit(arg) for (name, _type), arg in zip(d.params, n.args)}
+
+            class Bind(ast.NodeTransformer):
+                def visit_Name(self, m):
+                    return copy.deepcopy(args[m.id]) if m.id in args else m
+
+            body = Bind().visit(ast.parse(d.clause.strip(), mode="eval").body)
+            return _inline(spec, body)
     return Inliner().visit(node)
 
 
