@@ -24,6 +24,8 @@ that breaks its schema (schemas/protocol/result-<cmd>.json) is out of protocol.
 
 from __future__ import annotations
 
+import importlib.metadata
+
 from durak_spec.conformance.actionmodel import apply_move
 from durak_spec.reference_impl.errors import DurakError, IllegalAction
 from durak_spec.reference_impl.game import Game, Setup
@@ -31,7 +33,10 @@ from durak_spec.reference_impl.notation import action_text, protocol_state
 from durak_spec.reference_impl.spec import Spec, load_spec
 
 PROTOCOL_VERSION = "1.1"
-__version__ = "0.1.0"
+try:
+    __version__ = importlib.metadata.version("durak-spec")
+except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a bare checkout
+    __version__ = "0+unknown"
 LEVELS = ("verdicts", "state", "legal")
 
 

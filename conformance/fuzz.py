@@ -27,6 +27,7 @@ import json
 import random
 import re
 import shlex
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -513,6 +514,8 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
             camp.write_case(entry, out_dir)
         except DurakError as exc:
             result.errors.append(f"{entry.signature}: the case could not be written: {exc}")
+        except OSError as exc:  # never lose a minimal case to an unwritable folder
+            result.errors.append(_write_elsewhere(camp, entry, out_dir, exc))
         if db is not None:
             camp._save(entry.witness)
     result.entries = entries
@@ -521,6 +524,19 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
                        for sig, reason in (known or {}).items() if sig not in seen]
     result.coverage = camp.coverage.to_json()
     return result
+
+
+def _write_elsewhere(camp, entry, out_dir: Path, exc: OSError) -> str:
+    """Write a case that could not go under out_dir into a fresh temporary folder instead;
+    the line to report either way (with the whole case when even that fails)."""
+    why = f"can't write under {out_dir} ({exc.strerror or exc})"
+    try:
+        fallback = Path(tempfile.mkdtemp(prefix="durak-fuzz-"))
+        camp.write_case(entry, fallback)
+    except OSError:
+        text = json.dumps(entry.case, separators=(",", ":")) if entry.case else "(none)"
+        return f"{entry.signature}: {why}, nor in a temporary folder; the case: {text}"
+    return f"{entry.signature}: {why}; the case is in {entry.case_path} instead"
 
 
 # -- cases and report records -------------------------------------------------------------------

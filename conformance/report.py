@@ -2,37 +2,168 @@
 
 Every failure carries the case id, its rule ids, the step, want and have, and the command that
 reproduces it. Broken cases (the suite's bugs) are listed apart from the engine's failures.
+
+The renderers take Result-shaped records (conformance/runner.py's Result, or anything with its
+attributes: `durak fuzz` renders its divergences through them too) and a `meta` dict: adapter,
+engine (its hello), started, finished, seconds, and when the run did not go to its end `error`
+(the engine failed its handshake) or `stopped` (the reason, e.g. a deadline or Ctrl-C). What an
+engine sent is bounded here (MAX_TEXT characters, MAX_ITEMS items per list), so no engine can
+inflate a report. Every file is written whole or not at all (a temporary file, then a rename).
 """
 
 from __future__ import annotations
 
 import html
 import json
+import os
+import tempfile
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from datetime import datetime, timezone
+from pathlib import Path
 
-from durak_spec.conformance.runner import Result, summarize
+from durak_spec.conformance.runner import FAILING, STATUSES
+from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.picture import position_svg
 
 REPORT_VERSION = "1"
+MAX_TEXT = 4000
+MAX_ITEMS = 200
+MAX_NESTING = 12
+# Where the built docs are (sphinx-build docs OUT): a rule id links to its area's page there,
+# anchored at the id. `durak check --docs-url` (or DURAK_DOCS_URL) says where; by default a
+# folder docs/ beside the report.
+DOCS_URL = os.environ.get("DURAK_DOCS_URL", "docs/")
 
 
-def report_json(results: list[Result], meta: dict) -> dict:
-    return {"report_version": REPORT_VERSION, "tool": "durak-spec", **meta,
-            "summary": summarize(results), "cases": [r.to_json() for r in results]}
+def bounded(value, depth: int = 0):
+    """`value` with long strings cut, long lists and mappings shortened (saying how much was
+    left out) and deep nesting summarised: what a report stores of what an engine sent."""
+    if isinstance(value, str):
+        return value if len(value) <= MAX_TEXT else \
+            value[:MAX_TEXT] + f"... ({len(value) - MAX_TEXT:,} more characters)"
+    if isinstance(value, (list, tuple, set, frozenset, dict)) and depth >= MAX_NESTING:
+        return f"({type(value).__name__} nested too deeply to show)"
+    if isinstance(value, dict):
+        items = list(value.items())
+        out = {str(k)[:200]: bounded(v, depth + 1) for k, v in items[:MAX_ITEMS]}
+        if len(items) > MAX_ITEMS:
+            out["..."] = f"{len(items) - MAX_ITEMS:,} more keys"
+        return out
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = list(value)
+        out = [bounded(v, depth + 1) for v in items[:MAX_ITEMS]]
+        if len(items) > MAX_ITEMS:
+            out.append(f"... {len(items) - MAX_ITEMS:,} more")
+        return out
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return bounded(str(value), depth)
+
+
+def record_json(r) -> dict:
+    """One Result-shaped record as JSON, with what the engine sent bounded."""
+    data = r.to_json() if hasattr(r, "to_json") else dict(vars(r))
+    return {k: bounded(v) for k, v in data.items()}
+
+
+def summarize(results) -> dict:
+    counts = {s: 0 for s in STATUSES}
+    for r in results:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    return counts
+
+
+def report_json(results, meta: dict) -> dict:
+    return {"report_version": REPORT_VERSION, "tool": "durak-spec", **bounded(meta),
+            "summary": summarize(results), "cases": [record_json(r) for r in results]}
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+def check_writable(path) -> str | None:
+    """Why a report could not be written at `path`, or None: checked before a run starts, by
+    writing (and removing) a temporary file beside it, as the report itself will be written."""
+    p = Path(path)
+    if p.is_dir():
+        return "is a directory"
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        return f"its folder {parent} does not exist"
+    return probe_folder(parent)
+
+
+def probe_folder(folder) -> str | None:
+    """Why no file can be written in `folder`, or None (tried, not guessed from permissions:
+    root passes those, a read-only file system does not)."""
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".durak-probe-"):
+            pass
+    except OSError as exc:
+        return f"can't write in {folder}: {exc.strerror or exc}"
+    return None
+
+
+def _write_atomic(path, text: str) -> None:
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent if str(p.parent) else ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def write_json(path, results, meta) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(report_json(results, meta), f, indent=1, default=str)
-        f.write("\n")
+    _write_atomic(path, json.dumps(report_json(results, meta), indent=1, default=str) + "\n")
 
 
-def write_junit(path, results: list[Result], meta: dict) -> None:
+def write_junit(path, results, meta: dict) -> None:
+    _write_atomic(path, junit_text(results, meta))
+
+
+def write_html(path, results, meta: dict, positions: dict | None = None) -> None:
+    _write_atomic(path, html_text(results, meta, positions))
+
+
+WRITERS = {"json": write_json, "junit": write_junit, "html": write_html}
+
+
+def write_reports(paths: dict, results, meta: dict, positions: dict | None = None) -> list[str]:
+    """Write each report of `paths` ({"json"|"junit"|"html": path or None}); one that fails
+    does not stop the others. Returns one line per report that could not be written."""
+    problems = []
+    for kind, path in paths.items():
+        if not path:
+            continue
+        try:
+            if kind == "html":
+                write_html(path, results, meta, positions)
+            else:
+                WRITERS[kind](path, results, meta)
+        except OSError as exc:
+            problems.append(f"can't write {path}: {exc.strerror or exc}")
+    return problems
+
+
+# -- JUnit --------------------------------------------------------------------------------------
+
+def junit_text(results, meta: dict) -> str:
+    meta = bounded(meta)
     by_area = defaultdict(list)
     for r in results:
         by_area[r.area or "other"].append(r)
-    suites = ET.Element("testsuites", name=f"durak-spec conformance: {meta.get('engine', {}).get('name', '')}")
+    engine = meta.get("engine") or {}
+    suites = ET.Element("testsuites", name=f"durak-spec conformance: {engine.get('name', '')}")
+    if meta.get("error"):  # the engine never got to play: CI still gets a red test with why
+        suite = ET.SubElement(suites, "testsuite", name="engine", tests="1", failures="0",
+                              errors="1", skipped="0", time="0")
+        tc = ET.SubElement(suite, "testcase", classname="engine", name="handshake", time="0")
+        ET.SubElement(tc, "error", message=_clip(meta["error"], 500), type="handshake").text = \
+            _clip(meta["error"], MAX_TEXT)
     for area, items in sorted(by_area.items()):
         counts = summarize(items)
         suite = ET.SubElement(
@@ -43,75 +174,256 @@ def write_junit(path, results: list[Result], meta: dict) -> None:
             tc = ET.SubElement(suite, "testcase", classname=f"{area}.{r.variant}", name=r.case,
                                time=f"{r.seconds:.4f}")
             detail = _detail_text(r)
+            message = _clip(r.message, 500)
             if r.status in ("fail", "xpass"):
-                ET.SubElement(tc, "failure", message=r.message[:500], type=r.check or r.status).text = detail
+                ET.SubElement(tc, "failure", message=message, type=r.check or r.status).text = detail
             elif r.status in ("error", "broken"):
-                ET.SubElement(tc, "error", message=r.message[:500], type=r.status).text = detail
+                ET.SubElement(tc, "error", message=message, type=r.status).text = detail
             elif r.status in ("skip", "xfail"):
-                ET.SubElement(tc, "skipped", message=r.message[:500])
-    ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
+                ET.SubElement(tc, "skipped", message=message)
+    if meta.get("stopped"):  # a run that did not reach its end is not a green one
+        suite = ET.SubElement(suites, "testsuite", name="run", tests="1", failures="0",
+                              errors="1", skipped="0", time=str(meta.get("seconds", 0)))
+        tc = ET.SubElement(suite, "testcase", classname="run", name="complete", time="0")
+        ET.SubElement(tc, "error", message=_clip(meta["stopped"], 500), type="stopped").text = \
+            meta["stopped"]
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def _detail_text(r: Result) -> str:
+def _clip(text, n: int) -> str:
+    text = str(text)
+    return text if len(text) <= n else text[:n] + "..."
+
+
+def _show(value) -> str:
+    return _clip(json.dumps(bounded(value), default=str), MAX_TEXT)
+
+
+def _detail_text(r) -> str:
     lines = [f"case {r.case} under {r.variant}; rules {', '.join(r.rules)}"]
     if r.step is not None:
         lines.append(f"step {r.step}: {r.action}")
     if r.check:
-        lines += [f"check: {r.check}", f"want: {r.want!r}", f"have: {r.have!r}"]
-    lines += [r.message, f"reproduce: {r.reproduce}"]
+        lines += [f"check: {r.check}", f"want: {_show(r.want)}", f"have: {_show(r.have)}"]
+    diagnosis = getattr(r, "diagnosis", None)
+    if diagnosis:
+        lines.append(f"diagnosis: {_clip(diagnosis, MAX_TEXT)}")
+    lines += [_clip(r.message, MAX_TEXT), f"reproduce: {r.reproduce}"]
     return "\n".join(lines)
 
 
+# -- HTML ---------------------------------------------------------------------------------------
+
+def deciding_rule(r) -> str:
+    """The rule a failure is filed under: the one the runner attributes it to, else the case's
+    first rule."""
+    return getattr(r, "rule", None) or (r.rules[0] if r.rules else "(no rule)")
+
+
+def rule_url(rule_id: str, docs_url: str = DOCS_URL) -> str:
+    area = rule_id.split(".")[0]
+    return f"{docs_url.rstrip('/')}/rules/{area}.html#{rule_id}"
+
+
+def _failure_key(r) -> tuple:
+    """What makes two runs of a case the same failure under different variants."""
+    return (r.case, r.status, r.step, r.check, _show(r.want), _show(r.have))
+
+
 _CSS = """
-body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:1100px}
-h1{font-size:1.5em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}
-table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left}
-.pass{color:#1a7f37}.fail,.error,.xpass{color:#cf222e}.broken{color:#9a6700}.skip,.xfail{color:#777}
-details{margin:.3em 0 .3em 1em}summary{cursor:pointer}
-pre{background:#f6f8fa;padding:.5em;white-space:pre-wrap;margin:.3em 0}
+body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;padding:1.5em 2em;color:#222;max-width:1150px}
+h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}
+h3{font-size:1.05em;margin:1.2em 0 .3em}
+table{border-collapse:collapse;width:100%}td,th{padding:2px 10px;text-align:left;vertical-align:top}
+tr:nth-child(even){background:#f8f8f8}
+.pass{color:#1a7f37}.fail,.error,.xpass{color:#cf222e}.broken{color:#9a6700}.skip,.xfail{color:#666}
+.counts a{display:inline-block;margin:0 .4em .4em 0;padding:.15em .6em;border-radius:1em;
+  border:1px solid currentColor;text-decoration:none;font-weight:600}
+.banner{padding:.6em 1em;border-radius:6px;background:#fff1f0;border:1px solid #cf222e}
+.failure{border:1px solid #e5c6c6;border-radius:6px;padding:.4em .8em;margin:.6em 0;background:#fffafa}
+.failure summary{cursor:pointer;font-weight:600}
+.failure .variants{font-weight:normal;color:#555}
+pre{background:#f6f8fa;padding:.5em;white-space:pre-wrap;word-break:break-all;margin:.3em 0;
+  max-height:24em;overflow:auto}
 code{background:#f6f8fa;padding:0 3px}
+.picture{overflow-x:auto;margin:.4em 0}
+label.filter{display:block;margin:.8em 0}
+body.hide-pass tr.row-pass{display:none}
+"""
+
+_JS = """
+document.getElementById('hide-pass').addEventListener('change', function (e) {
+  document.body.classList.toggle('hide-pass', e.target.checked);
+});
 """
 
 
-def write_html(path, results: list[Result], meta: dict) -> None:
+def _e(value) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def html_text(results, meta: dict, positions: dict | None = None) -> str:
+    """The report as one self-contained page: failures first (grouped by rule, one entry per
+    failure with the variants it fails under, the position at the failing step), then every
+    case run by area with a filter that hides the passing rows."""
+    positions = positions or {}
+    meta = bounded(meta)
     counts = summarize(results)
-    engine = meta.get("engine", {})
-    out = ["<!doctype html><html><head><meta charset='utf-8'>",
-           f"<title>durak-spec conformance: {html.escape(str(engine.get('name', '')))}</title>",
+    engine = meta.get("engine") or {}
+    docs_url = meta.get("docs_url", DOCS_URL)
+    failing = [r for r in results if r.status in FAILING]
+    out = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+           "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+           f"<title>durak-spec conformance: {_e(engine.get('name', ''))}</title>",
            f"<style>{_CSS}</style></head><body>",
-           f"<h1>Conformance of {html.escape(str(engine.get('name', '?')))} "
-           f"{html.escape(str(engine.get('version', '')))}</h1>",
-           f"<p>Adapter <code>{html.escape(str(meta.get('adapter', '')))}</code>, "
-           f"{len(results)} case runs, {html.escape(str(meta.get('finished', '')))}.</p><table>"]
-    out += [f"<tr><td class='{s}'>{s}</td><td>{n}</td></tr>" for s, n in counts.items() if n]
-    out.append("</table>")
+           f"<h1>Conformance of {_e(engine.get('name', '?'))} {_e(engine.get('version', ''))}</h1>",
+           f"<p>Adapter <code>{_e(meta.get('adapter', ''))}</code>: {len(results)} case runs in "
+           f"{_e(meta.get('seconds', '?'))} s, finished {_e(meta.get('finished', ''))}.</p>"]
+    if meta.get("error"):
+        out.append(f"<p class='banner' id='error'><b>The engine did not start:</b> "
+                   f"{_e(_clip(meta['error'], MAX_TEXT))}</p>")
+    if meta.get("stopped"):
+        out.append(f"<p class='banner' id='stopped'><b>The run stopped early:</b> "
+                   f"{_e(meta['stopped'])}</p>")
+    links = []
+    for status, n in counts.items():
+        if n:
+            target = "failures" if status in FAILING else f"status-{status}"
+            links.append(f"<a class='{status}' href='#{target}'>{n} {status}</a>")
+    out.append(f"<nav class='counts'>{''.join(links)}</nav>")
+
+    by_rule = defaultdict(dict)
+    for r in failing:
+        by_rule[deciding_rule(r)].setdefault(_failure_key(r), []).append(r)
+    out.append(f"<h2 id='failures'>Failures ({len(failing)} case runs"
+               f"{', by rule' if failing else ''})</h2>")
+    if not failing:
+        out.append("<p>None.</p>")
+    for rule in sorted(by_rule):
+        entries = by_rule[rule]
+        rule_link = f"<a href='{_e(rule_url(rule, docs_url))}'><code>{_e(rule)}</code></a>" \
+            if "." in rule else _e(rule)
+        out.append(f"<h3 id='rule-{_e(rule)}'>{rule_link} <small>({len(entries)})</small></h3>")
+        for runs in entries.values():
+            out.append(_failure_html(runs, positions, docs_url))
+
     out += _fuzz_html(meta.get("fuzz") or [])
+    out.append("<h2 id='all'>Every case run, by area</h2>")
+    out.append("<label class='filter'><input type='checkbox' id='hide-pass'> hide passing rows"
+               "</label>")
+    seen_status = set()
     by_area = defaultdict(list)
     for r in results:
         by_area[r.area or "other"].append(r)
+    out.append("<table><thead><tr><th>status</th><th>case</th><th>variant</th><th>rules</th>"
+               "<th>what</th></tr></thead><tbody>")
     for area, items in sorted(by_area.items()):
-        c = summarize(items)
-        head = ", ".join(f"{n} {s}" for s, n in c.items() if n)
-        out.append(f"<h2 id='area-{html.escape(area)}'>{html.escape(area)} <small>({head})</small></h2>")
+        c = ", ".join(f"{n} {s}" for s, n in summarize(items).items() if n)
+        out.append(f"<tr id='area-{_e(area)}'><th colspan='5'>{_e(area)} <small>({c})</small>"
+                   "</th></tr>")
         for r in sorted(items, key=lambda r: (r.status == "pass", r.case, r.variant)):
-            title = (f"<span class='{r.status}'>{r.status}</span> <code>{html.escape(r.case)}</code> "
-                     f"@ {html.escape(r.variant)}: {html.escape(r.description)}")
-            if r.status == "pass":
-                out.append(f"<div>{title}</div>")
-                continue
-            body = [f"<div>rules: {', '.join('<code>%s</code>' % html.escape(x) for x in r.rules)}</div>"]
-            if r.step is not None:
-                body.append(f"<div>step {r.step}: <code>{html.escape(str(r.action))}</code> ({html.escape(str(r.check))})</div>")
-            if r.check:
-                body.append(f"<div>want:</div><pre>{html.escape(json.dumps(r.want, default=str))}</pre>")
-                body.append(f"<div>have:</div><pre>{html.escape(json.dumps(r.have, default=str))}</pre>")
-            body.append(f"<div>{html.escape(r.message)}</div>")
-            body.append(f"<div>reproduce:</div><pre>{html.escape(r.reproduce)}</pre>")
-            out.append(f"<details{' open' if r.status in ('fail', 'error', 'broken') else ''}>"
-                       f"<summary>{title}</summary>{''.join(body)}</details>")
-    out.append("</body></html>")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(out))
+            anchor = ""
+            if r.status not in seen_status and r.status not in FAILING:
+                seen_status.add(r.status)
+                anchor = f" id='status-{r.status}'"
+            what = _e(_clip(r.message, 300)) if r.status != "pass" else _e(r.description)
+            rules = " ".join(_rule_code(x, docs_url) for x in r.rules)
+            out.append(f"<tr class='row-{r.status}'{anchor}><td class='{r.status}'>{r.status}</td>"
+                       f"<td><code>{_e(r.case)}</code></td><td>{_e(r.variant)}</td>"
+                       f"<td>{rules}</td><td>{what}</td></tr>")
+    out.append("</tbody></table>")
+    out.append(f"<script>{_JS}</script></body></html>")
+    return "\n".join(out)
+
+
+def _fuzz_html(campaigns: list) -> list[str]:
+    """durak fuzz: per campaign, the games played and the rule coverage."""
+    out = []
+    for c in campaigns:
+        out.append(f"<h2>Fuzzing under {_e(str(c['variant']))}: {c['games']} games, "
+                   f"{len(c['divergences'])} distinct divergence(s)</h2><table>"
+                   "<tr><th>rule</th><th>accept</th><th>reject</th></tr>")
+        for rule, entry in sorted(c["coverage"].items()):
+            cells = []
+            for side in ("accept", "reject"):
+                e = entry[side]
+                text, cls = ("-", "skip") if e["target"] is None else \
+                    ("reached", "pass") if e["exercised"] else ("not reached", "fail")
+                cells.append(f"<td class='{cls}'>{text}{' (edge)' if e['target'] == 'edge' else ''}</td>")
+            out.append(f"<tr><td><code>{_e(rule)}</code></td>{''.join(cells)}</tr>")
+        out.append("</table>")
+    return out
+
+
+def _rule_code(rule_id: str, docs_url: str) -> str:
+    return f"<a href='{_e(rule_url(rule_id, docs_url))}'><code>{_e(rule_id)}</code></a>"
+
+
+def _failure_html(runs, positions: dict, docs_url: str) -> str:
+    r = runs[0]
+    variants = ", ".join(x.variant for x in runs)
+    body = [f"<div>{_e(r.description)}</div>" if r.description else "",
+            f"<div>rules: {' '.join(_rule_code(x, docs_url) for x in r.rules)}</div>"]
+    if r.step is not None:
+        body.append(f"<div>step {r.step}: <code>{_e(r.action)}</code> ({_e(r.check)})</div>")
+    picture = positions.get((r.case, r.variant))
+    if picture is not None:
+        try:
+            when = "after" if (r.check or "").startswith(("state", "legal")) else "before"
+            body.append(f"<div>the position {when} step {r.step} (by the reference):</div>")
+            svg = position_svg(picture, f"the position {when} step {r.step} of {r.case}",
+                               marked=_cards_of(r.action))
+        except (KeyError, TypeError, ValueError, IndexError):
+            svg = ""
+        if svg:  # inline in HTML an <svg> needs no namespace (and the page names no URL)
+            svg = svg.replace(' xmlns="http://www.w3.org/2000/svg"', "")
+            body.append(f"<div class='picture'>{svg}</div>")
+    if r.check:
+        body.append(f"<div>want:</div><pre>{_e(_show(r.want))}</pre>")
+        body.append(f"<div>have:</div><pre>{_e(_show(r.have))}</pre>")
+    diagnosis = getattr(r, "diagnosis", None)
+    if diagnosis:
+        body.append(f"<div>diagnosis: {_e(_clip(diagnosis, MAX_TEXT))}</div>")
+    body.append(f"<div>{_e(_clip(r.message, MAX_TEXT))}</div>")
+    body.append("<div>reproduce:</div><pre>" +
+                "\n".join(_e(x.reproduce) for x in runs) + "</pre>")
+    return (f"<details class='failure' open><summary><span class='{r.status}'>{r.status}</span> "
+            f"<code>{_e(r.case)}</code> <span class='variants'>under {_e(variants)}</span>"
+            f"</summary>{''.join(body)}</details>")
+
+
+MAX_PICTURES = 200
+
+
+def failure_positions(spec, suite, results) -> dict:
+    """{(case, variant): the reference state before the failing step}, for the pictures of the
+    HTML report (at most MAX_PICTURES; a case that cannot be replayed has none)."""
+    cases = suite.by_id()
+    out = {}
+    for r in results:
+        if len(out) >= MAX_PICTURES:
+            break
+        case = cases.get(r.case)
+        if r.status not in FAILING or r.step is None or case is None:
+            continue
+        try:
+            rs = spec.ruleset(r.variant, case.options)
+            game = Game(rs, Setup.from_json(case.setup, rs.deck, rs.player_limits))
+            # A verdict is judged before its step; a state or a legal set after it.
+            upto = r.step + 1 if (r.check or "").startswith(("state", "legal")) else r.step
+            for step in case.steps[:upto]:
+                if step.expect == "accept":
+                    game.apply_action(game.parse_action(step.action))
+        except DurakError:
+            continue
+        out[(r.case, r.variant)] = game.full_state()
+    return out
+
+
+def _cards_of(action) -> frozenset:
+    if not isinstance(action, str):
+        return frozenset()
+    return frozenset(w for w in action.split()[2:] if len(w) in (2, 3) and w != "with")
 
 
 def _fuzz_html(campaigns: list) -> list[str]:

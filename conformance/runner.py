@@ -661,17 +661,6 @@ def skip_reasons(results: list[Result]) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_TOO_LITTLE = 0, 1, 2, 3
-
-
 def exit_code(results: list[Result]) -> int:
-    """0 ok, 1 findings (a failure, error, broken case or unexpected pass)."""
-    return EXIT_FINDINGS if any(r.status in FAILING for r in results) else EXIT_OK
-
-
-def check_exit_code(results: list[Result]) -> int:
-    """durak check's: 1 findings first, then 3 when the run tested too little (nothing ran, or
-    most selected case runs were skipped), else 0."""
-    if exit_code(results):
-        return EXIT_FINDINGS
-    return EXIT_TOO_LITTLE if tested_too_little(results) else EXIT_OK
+    """1 when there are findings (a failure, error, broken case or unexpected pass), else 0."""
+    return 1 if any(r.status in FAILING for r in results) else 0

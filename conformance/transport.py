@@ -5,6 +5,12 @@ interface of engine.py, in process: its methods return exactly the protocol's re
 protocol of PROTOCOL.md). Every call returns a Reply that is exactly one of result, skipped or
 error. An engine that crashes, hangs, exits, floods or answers out of protocol raises EngineFault
 naming what happened; the runner then restarts the adapter and goes on.
+
+No engine can take the runner down with it. A `python:` engine that calls sys.exit() or
+os._exit() is an `exit` fault, not the end of the run; one that does not answer within the timeout
+is interrupted (SIGALRM, in the main thread) and is a `hang`; one that lists more than MAX_ACTIONS
+legal actions is a `flood`. A `cmd:` engine runs in its own process group, killed whole when it
+stops (no orphan keeps its stdout open), and only the last STDERR_TAIL bytes of its stderr are kept.
 """
 
 from __future__ import annotations
@@ -14,9 +20,10 @@ import json
 import os
 import selectors
 import shlex
+import signal
 import subprocess
 import sys
-import tempfile
+import threading
 import time
 from dataclasses import dataclass
 
@@ -28,6 +35,20 @@ DEFAULT_TIMEOUT = 5.0
 # the handshake gets at least this long, so --timeout can stay short.
 START_TIMEOUT = 10.0
 MAX_LINE = 1_000_000
+# No position has more than a few hundred legal actions; an engine listing more is flooding.
+MAX_ACTIONS = 10_000
+STDERR_TAIL = 64_000  # bytes of a cmd: engine's stderr kept for the report
+# While waiting for an answer, look this often whether the engine process is still there (an
+# engine that exits while a child of it holds stdout open is an exit, not a hang).
+POLL = 0.25
+
+
+def check_timeout(seconds: float, what: str = "--timeout") -> float:
+    """A timeout must be a positive number of seconds (0 or less would blame every answer on
+    the engine)."""
+    if not isinstance(seconds, (int, float)) or not 0 < seconds < float("inf"):
+        raise AdapterError(f"{what} must be a positive, finite number of seconds, not {seconds!r}")
+    return float(seconds)
 
 
 @dataclass
@@ -108,17 +129,80 @@ class Adapter:
         return Reply("result", {"steps": steps})
 
 
+class _EngineExit(BaseException):
+    """Raised in place of os._exit() while an in-process engine runs."""
+
+    def __init__(self, code):
+        self.code = code
+
+
+class _EngineTimeout(BaseException):
+    """Raised by SIGALRM inside an in-process engine that overran its timeout (a BaseException,
+    so an engine's `except Exception` does not swallow it)."""
+
+
+_real_exit = os._exit
+
+
+def _fake_exit(code=0):
+    raise _EngineExit(code)
+
+
+def _alarm(signum, frame):
+    raise _EngineTimeout()
+
+
 class PythonAdapter(Adapter):
     """An engine object in this process, called through the engine.py interface."""
 
-    def __init__(self, factory, name: str):
+    def __init__(self, factory, name: str, timeout: float | None = None,
+                 start_timeout: float = START_TIMEOUT):
         self.factory, self.name, self.engine = factory, name, None
         self.combined = False
+        self.timeout = timeout
+        self.start_timeout = max(timeout or 0, start_timeout)
+        self._previous_alarm = None  # the SIGALRM handler to restore, while ours is installed
+
+    def _guarded_call(self, cmd: str, fn, timeout):
+        """Call fn() so that os._exit raises _EngineExit and, where the alarm handler is
+        installed (open() in the main thread), overrunning `timeout` raises _EngineTimeout
+        (again every 0.1 s if the engine catches it). It runs around every call of the suite."""
+        timed = timeout is not None and self._previous_alarm is not None
+        try:
+            if timed:
+                signal.setitimer(signal.ITIMER_REAL, timeout, 0.1)
+            os._exit = _fake_exit
+            try:
+                return fn()
+            finally:
+                os._exit = _real_exit
+                if timed:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+        except _EngineTimeout:
+            self.engine = None  # it may be in any state: the runner restarts a fresh one
+            raise EngineFault("hang", f"no answer to {cmd} within {timeout:g} s") from None
+        except _EngineExit as exc:
+            self.engine = None
+            raise EngineFault(_exit_kind(exc.code), f"the engine called os._exit({exc.code}) "
+                                                    f"in {cmd}") from None
+        except SystemExit as exc:
+            self.engine = None
+            raise EngineFault(_exit_kind(exc.code or 0), f"the engine called sys.exit"
+                                                         f"({exc.code!r}) in {cmd}") from None
 
     def open(self) -> dict:
-        try:
+        def start():
             self.engine = self.factory()
-            hello = self.engine.hello()
+            return self.engine.hello()
+
+        if self.timeout is not None and self._previous_alarm is None and \
+                threading.current_thread() is threading.main_thread():
+            self._previous_alarm = signal.signal(signal.SIGALRM, _alarm) or signal.SIG_DFL
+
+        try:
+            hello = self._guarded_call("hello", start, self.start_timeout if self.timeout else None)
+        except EngineFault:
+            raise
         except Exception as exc:  # the engine's own failure to start
             raise AdapterError(f"engine {self.name} failed to start: {type(exc).__name__}: {exc}") from None
         self.combined = isinstance(hello, dict) and hello.get("step") is True
@@ -127,40 +211,253 @@ class PythonAdapter(Adapter):
     def step(self, actions: list[str], state: bool, legal: bool) -> Reply:
         if not self.combined:
             return super().step(actions, state, legal)
+        if self.engine is None:
+            raise EngineFault("exit", "the engine is not running")
         try:
-            return Reply("result", self.engine.step(actions, state, legal))
+            result = self._guarded_call("step", lambda: self.engine.step(actions, state, legal),
+                                        self.timeout)
         except Skip as exc:
             return Reply("skipped", str(exc) or "the engine skipped it")
+        except EngineFault:
+            raise
         except Exception as exc:
-            return Reply("error", f"{type(exc).__name__}: {exc}")
+            return Reply("error", f"{type(exc).__name__}: {str(exc)[:2000]}")
+        steps = result.get("steps") if isinstance(result, dict) else None
+        if isinstance(steps, list) and any(isinstance(e, dict) and isinstance(e.get("legal"), list)
+                                           and len(e["legal"]) > MAX_ACTIONS for e in steps):
+            raise EngineFault("flood", f"listed more than {MAX_ACTIONS:,} legal actions")
+        return Reply("result", result)
 
     def call(self, cmd: str, **args) -> Reply:
         """Call the engine's method of the command (start(variant, setup), apply(action), the
         others without arguments); it returns the command's result object exactly as PROTOCOL.md
         gives it (start and stop may return None for {})."""
+        if self.engine is None:
+            raise EngineFault("exit", "the engine is not running")
         method = getattr(self.engine, cmd, None)
         if method is None:
             return Reply("error", f"the engine has no method {cmd}()")
         try:
-            if cmd == "start":
-                result = method(args["variant"], args["setup"])
-            elif cmd == "apply":
-                result = method(args["action"])
-            else:
-                result = method()
-            return Reply("result", {} if result is None and cmd in ("start", "stop") else result)
+            return self._guarded_call(cmd, lambda: self._invoke(cmd, method, args), self.timeout)
         except Skip as exc:
             return Reply("skipped", str(exc) or "the engine skipped it")
+        except EngineFault:
+            raise
         except Exception as exc:  # an engine bug is a result to report, not a crash of the run
-            return Reply("error", f"{type(exc).__name__}: {exc}")
+            return Reply("error", f"{type(exc).__name__}: {str(exc)[:2000]}")
+
+    @staticmethod
+    def _invoke(cmd, method, args) -> Reply:
+        if cmd == "start":
+            result = method(args["variant"], args["setup"])
+        elif cmd == "apply":
+            result = method(args["action"])
+        else:
+            result = method()
+        if cmd == "legal" and isinstance(result, dict):
+            actions = result.get("actions")
+            if not isinstance(actions, (list, tuple, dict, str)) and actions is not None:
+                actions = _bounded_list(actions)  # a generator: read no more than the limit
+                result = {**result, "actions": actions}
+            if isinstance(actions, (list, tuple)) and len(actions) > MAX_ACTIONS:
+                raise EngineFault("flood", f"listed more than {MAX_ACTIONS:,} legal actions")
+        return Reply("result", {} if result is None and cmd in ("start", "stop") else result)
+
+    def close(self) -> None:
+        pass
+
+    def restart(self) -> dict:
+        self.close()
+        return self.open()
+
+    def calls(self, requests: list[tuple[str, dict]]) -> list[Reply]:
+        """Several requests in order; a subprocess gets them all before answering any."""
+        return [self.call(cmd, **args) for cmd, args in requests]
+
+    pipelined = False  # True when step_send returns before the engine has answered
+    _ahead = None
+
+    def step_send(self, actions: list[str], state: bool, legal: bool) -> None:
+        """Start a step request; step_receive gives its answer (a subprocess engine works on it
+        meanwhile)."""
+        try:
+            self._ahead = self.step(actions, state, legal)
+        except EngineFault as fault:
+            self._ahead = fault
+
+    def step_receive(self) -> Reply:
+        ahead, self._ahead = self._ahead, None
+        if isinstance(ahead, EngineFault):
+            raise ahead
+        return ahead
+
+    def step(self, actions: list[str], state: bool, legal: bool) -> Reply:
+        """Apply `actions` in turn; result {"steps": [verdict, with "state" and "legal" after each
+        accepted action when asked]}. One round trip for engines that declare the protocol 1.1
+        `step` capability; for the others it is made of apply, state and legal requests."""
+        steps = []
+        for action in actions:
+            reply = self.call("apply", action=action)
+            if reply.kind != "result" or not isinstance(reply.value, dict):
+                return reply
+            entry = dict(reply.value)
+            if entry.get("accepted") is True:
+                for wanted, cmd, key in ((state, "state", "state"), (legal, "legal", "actions")):
+                    if wanted:
+                        more = self.call(cmd)
+                        if more.kind != "result" or not isinstance(more.value, dict):
+                            return more
+                        entry[cmd] = more.value.get(key)
+            steps.append(entry)
+        return Reply("result", {"steps": steps})
+
+
+class _EngineExit(BaseException):
+    """Raised in place of os._exit() while an in-process engine runs."""
+
+    def __init__(self, code):
+        self.code = code
+
+
+class _EngineTimeout(BaseException):
+    """Raised by SIGALRM inside an in-process engine that overran its timeout (a BaseException,
+    so an engine's `except Exception` does not swallow it)."""
+
+
+_real_exit = os._exit
+
+
+def _fake_exit(code=0):
+    raise _EngineExit(code)
+
+
+def _alarm(signum, frame):
+    raise _EngineTimeout()
+
+
+class PythonAdapter(Adapter):
+    """An engine object in this process, called through the engine.py interface."""
+
+    def __init__(self, factory, name: str, timeout: float | None = None,
+                 start_timeout: float = START_TIMEOUT):
+        self.factory, self.name, self.engine = factory, name, None
+        self.combined = False
+        self.timeout = timeout
+        self.start_timeout = max(timeout or 0, start_timeout)
+        self._previous_alarm = None  # the SIGALRM handler to restore, while ours is installed
+
+    def _guarded_call(self, cmd: str, fn, timeout):
+        """Call fn() so that os._exit raises _EngineExit and, where the alarm handler is
+        installed (open() in the main thread), overrunning `timeout` raises _EngineTimeout
+        (again every 0.1 s if the engine catches it). It runs around every call of the suite."""
+        timed = timeout is not None and self._previous_alarm is not None
+        try:
+            if timed:
+                signal.setitimer(signal.ITIMER_REAL, timeout, 0.1)
+            os._exit = _fake_exit
+            try:
+                return fn()
+            finally:
+                os._exit = _real_exit
+                if timed:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+        except _EngineTimeout:
+            self.engine = None  # it may be in any state: the runner restarts a fresh one
+            raise EngineFault("hang", f"no answer to {cmd} within {timeout:g} s") from None
+        except _EngineExit as exc:
+            self.engine = None
+            raise EngineFault(_exit_kind(exc.code), f"the engine called os._exit({exc.code}) "
+                                                    f"in {cmd}") from None
+        except SystemExit as exc:
+            self.engine = None
+            raise EngineFault(_exit_kind(exc.code or 0), f"the engine called sys.exit"
+                                                         f"({exc.code!r}) in {cmd}") from None
+
+    def open(self) -> dict:
+        def start():
+            self.engine = self.factory()
+            return self.engine.hello()
+
+        if self.timeout is not None and self._previous_alarm is None and \
+                threading.current_thread() is threading.main_thread():
+            self._previous_alarm = signal.signal(signal.SIGALRM, _alarm) or signal.SIG_DFL
+
+        try:
+            hello = self._guarded_call("hello", start, self.start_timeout if self.timeout else None)
+        except EngineFault:
+            raise
+        except Exception as exc:  # the engine's own failure to start
+            raise AdapterError(f"engine {self.name} failed to start: {type(exc).__name__}: {exc}") from None
+        self.combined = isinstance(hello, dict) and hello.get("step") is True
+        return hello
+
+    def step(self, actions: list[str], state: bool, legal: bool) -> Reply:
+        if not self.combined:
+            return super().step(actions, state, legal)
+        if self.engine is None:
+            raise EngineFault("exit", "the engine is not running")
+        try:
+            result = self._guarded_call("step", lambda: self.engine.step(actions, state, legal),
+                                        self.timeout)
+        except Skip as exc:
+            return Reply("skipped", str(exc) or "the engine skipped it")
+        except EngineFault:
+            raise
+        except Exception as exc:
+            return Reply("error", f"{type(exc).__name__}: {str(exc)[:2000]}")
+        steps = result.get("steps") if isinstance(result, dict) else None
+        if isinstance(steps, list) and any(isinstance(e, dict) and isinstance(e.get("legal"), list)
+                                           and len(e["legal"]) > MAX_ACTIONS for e in steps):
+            raise EngineFault("flood", f"listed more than {MAX_ACTIONS:,} legal actions")
+        return Reply("result", result)
+
+    def call(self, cmd: str, **args) -> Reply:
+        """Call the engine's method of the command (start(variant, setup), apply(action), the
+        others without arguments); it returns the command's result object exactly as PROTOCOL.md
+        gives it (start and stop may return None for {})."""
+        if self.engine is None:
+            raise EngineFault("exit", "the engine is not running")
+        method = getattr(self.engine, cmd, None)
+        if method is None:
+            return Reply("error", f"the engine has no method {cmd}()")
+        try:
+            return self._guarded_call(cmd, lambda: self._invoke(cmd, method, args), self.timeout)
+        except Skip as exc:
+            return Reply("skipped", str(exc) or "the engine skipped it")
+        except EngineFault:
+            raise
+        except Exception as exc:  # an engine bug is a result to report, not a crash of the run
+            return Reply("error", f"{type(exc).__name__}: {str(exc)[:2000]}")
+
+    @staticmethod
+    def _invoke(cmd, method, args) -> Reply:
+        if cmd == "start":
+            method(args["variant"], args["setup"])
+            return Reply("result", {})
+        if cmd == "apply":
+            return Reply("result", method(args["action"]))
+        if cmd == "legal":
+            actions = []
+            for action in method():
+                if len(actions) == MAX_ACTIONS:
+                    raise EngineFault("flood", f"listed more than {MAX_ACTIONS:,} legal actions")
+                actions.append(action)
+            return Reply("result", {"actions": actions})
+        if cmd == "state":
+            return Reply("result", {"state": method()})
+        method()
+        return Reply("result", {})
 
     def close(self) -> None:
         if self.engine is not None and hasattr(self.engine, "stop"):
             try:
-                self.engine.stop()
-            except Exception:
+                self._guarded_call("stop", self.engine.stop, self.timeout)
+            except (Exception, EngineFault):
                 pass
         self.engine = None
+        if self._previous_alarm is not None:
+            signal.signal(signal.SIGALRM, self._previous_alarm)
+            self._previous_alarm = None
 
 
 class CmdAdapter(Adapter):
@@ -168,13 +465,13 @@ class CmdAdapter(Adapter):
 
     def __init__(self, command: str, timeout: float = DEFAULT_TIMEOUT,
                  start_timeout: float = START_TIMEOUT):
-        self.command, self.timeout = command, timeout
+        self.command, self.timeout = command, check_timeout(timeout)
         self.start_timeout = max(timeout, start_timeout)
         self.name = f"cmd:{command}"
         self.proc: subprocess.Popen | None = None
         self._buf = b""
         self._id = 0
-        self._stderr = None
+        self._stderr = bytearray()  # the last STDERR_TAIL bytes the engine wrote to stderr
         self._sel: selectors.BaseSelector | None = None
         self.combined = False
 
@@ -185,16 +482,20 @@ class CmdAdapter(Adapter):
             raise AdapterError(f"cmd:{self.command}: {exc}") from None
         if not argv:
             raise AdapterError("cmd: needs a command line, e.g. cmd:python my_engine.py")
-        self._stderr = tempfile.TemporaryFile()
+        self._stderr = bytearray()
         try:
+            # Its own process group (session): close() kills the engine and every child it
+            # started, and a Ctrl-C at the terminal reaches the runner, which stops it cleanly.
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=self._stderr, bufsize=0)
+                                         stderr=subprocess.PIPE, bufsize=0, start_new_session=True)
         except OSError as exc:
             raise AdapterError(f"cmd:{self.command}: can't start it: {exc.strerror or exc}") from None
-        os.set_blocking(self.proc.stdout.fileno(), False)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            os.set_blocking(stream.fileno(), False)
         # One selector for the engine's life: a new one per answer costs three system calls.
         self._sel = selectors.DefaultSelector()
         self._sel.register(self.proc.stdout.fileno(), selectors.EVENT_READ)
+        self._sel.register(self.proc.stderr.fileno(), selectors.EVENT_READ)
         self._buf = b""
         reply = self.call("hello", protocol=PROTOCOL_VERSION)
         if reply.kind != "result" or not isinstance(reply.value, dict):
@@ -230,19 +531,28 @@ class CmdAdapter(Adapter):
         return [self._receive(cmd, ident) for cmd, ident in sent]
 
     def stderr_tail(self, limit: int = 2000) -> str:
-        if self._stderr is None:
-            return ""
-        try:
-            self._stderr.seek(0, os.SEEK_END)
-            size = self._stderr.tell()
-            self._stderr.seek(max(0, size - limit))
-            return self._stderr.read().decode("utf-8", "replace").strip()
-        except (OSError, ValueError):
-            return ""
+        if self.proc is not None:
+            self._drain_stderr()
+        return bytes(self._stderr[-limit:]).decode("utf-8", "replace").strip()
+
+    def _drain_stderr(self) -> bool:
+        """Read what the engine wrote to stderr, keeping the tail; False at its end."""
+        while True:
+            try:
+                chunk = os.read(self.proc.stderr.fileno(), 65536)
+            except BlockingIOError:
+                return True
+            except (OSError, ValueError):
+                return False
+            if not chunk:
+                return False
+            self._stderr += chunk
+            if len(self._stderr) > 2 * STDERR_TAIL:
+                del self._stderr[:-STDERR_TAIL]
 
     def _fault(self, what: str, detail: str) -> EngineFault:
-        tail = self.stderr_tail(500)
         self.close()
+        tail = self.stderr_tail(500)
         return EngineFault(what, detail + (f"; stderr: {tail}" if tail else ""))
 
     def call(self, cmd: str, **args) -> Reply:
@@ -257,7 +567,7 @@ class CmdAdapter(Adapter):
             self.proc.stdin.write((json.dumps(message) + "\n").encode())
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
-            code = self.proc.poll()
+            code = self._wait(1)
             raise self._fault(_exit_kind(code),
                               f"the engine exited (code {code}) before {cmd}") from None
         return self._id
@@ -268,7 +578,7 @@ class CmdAdapter(Adapter):
         line = self._read_line(cmd, self.start_timeout if cmd == "hello" else self.timeout)
         try:
             obj = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise self._fault("garbage", f"answered {cmd} with non-JSON: {line[:120]!r}") from None
         problem = check_response(obj, ident)
         if problem:
@@ -276,25 +586,37 @@ class CmdAdapter(Adapter):
         kind = next(k for k in ("result", "skipped", "error") if k in obj)
         return Reply(kind, obj[kind])
 
+    def _wait(self, seconds: float):
+        try:
+            return self.proc.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            return None
+
     def _read_line(self, cmd: str, timeout: float) -> str:
         deadline = time.monotonic() + timeout
-        fd = self.proc.stdout.fileno()
+        out_fd, err_fd = self.proc.stdout.fileno(), self.proc.stderr.fileno()
         while b"\n" not in self._buf:
             if len(self._buf) > MAX_LINE:
                 raise self._fault("flood", f"sent more than {MAX_LINE} bytes without a newline "
                                            f"in answer to {cmd}")
             left = deadline - time.monotonic()
-            if left <= 0 or not self._sel.select(left):
+            if left <= 0:
                 raise self._fault("hang", f"no answer to {cmd} within {timeout:g} s")
+            ready = {key.fd for key, _ in self._sel.select(min(left, POLL))}
+            if err_fd in ready and not self._drain_stderr():
+                self._sel.unregister(err_fd)
+            if out_fd not in ready:
+                code = self.proc.poll()
+                if code is not None:  # it is gone, but something it started holds stdout open
+                    raise self._fault(_exit_kind(code), f"the engine exited (code {code}) while "
+                                      f"answering {cmd}; a process it started still held its stdout")
+                continue
             try:
-                chunk = os.read(fd, 65536)
+                chunk = os.read(out_fd, 65536)
             except BlockingIOError:
                 continue
             if not chunk:
-                try:
-                    code = self.proc.wait(timeout=1)
-                except subprocess.TimeoutExpired:
-                    code = None  # it closed stdout but lives on; close() kills it
+                code = self._wait(1)  # None: it closed stdout but lives on; close() kills it
                 raise self._fault(_exit_kind(code),
                                   f"the engine exited (code {code}) while answering {cmd}")
             self._buf += chunk
@@ -305,9 +627,6 @@ class CmdAdapter(Adapter):
 
     def close(self) -> None:
         proc, self.proc = self.proc, None
-        if self._sel is not None:
-            self._sel.close()
-            self._sel = None
         if proc is None:
             return
         try:
@@ -319,15 +638,36 @@ class CmdAdapter(Adapter):
                     proc.wait(timeout=0.5)
                 except (OSError, ValueError, subprocess.TimeoutExpired):
                     pass
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait(timeout=5)
+            try:  # the engine and everything it started; its group outlives it while any is left
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
         finally:
-            for stream in (proc.stdout, proc.stdin):
+            self.proc = proc  # for the last drain of stderr
+            self._drain_stderr()
+            self.proc = None
+            if self._sel is not None:
+                self._sel.close()
+                self._sel = None
+            for stream in (proc.stdout, proc.stdin, proc.stderr):
                 try:
                     stream.close()
                 except (OSError, ValueError):
                     pass
+
+
+def _bounded_list(items) -> list:
+    """The items of an iterable, raising a flood fault past MAX_ACTIONS (an endless generator
+    cannot exhaust memory)."""
+    out = []
+    for item in items:
+        if len(out) == MAX_ACTIONS:
+            raise EngineFault("flood", f"listed more than {MAX_ACTIONS:,} legal actions")
+        out.append(item)
+    return out
 
 
 def _exit_kind(code) -> str:
@@ -358,8 +698,9 @@ def _import_module(module_name: str, paths) -> object:
 def make_adapter(name: str, timeout: float = DEFAULT_TIMEOUT, spec=None, paths=()) -> Adapter:
     """Build an adapter from its name: reference, python:MODULE:CLASS or cmd:COMMAND LINE.
     A python: engine is imported from the `paths` folders (--path), then the current folder."""
+    check_timeout(timeout)
     if name == "reference":
-        return PythonAdapter(lambda: ReferenceEngine(spec), "reference")
+        return PythonAdapter(lambda: ReferenceEngine(spec), "reference", timeout)
     if name.startswith("python:"):
         parts = name.split(":")
         if len(parts) != 3 or not all(parts[1:]):
@@ -377,7 +718,7 @@ def make_adapter(name: str, timeout: float = DEFAULT_TIMEOUT, spec=None, paths=(
         cls = getattr(module, class_name, None)
         if cls is None:
             raise AdapterError(f"{name}: module {module_name} has no {class_name}")
-        return PythonAdapter(cls, name)
+        return PythonAdapter(cls, name, timeout)
     if name.startswith("cmd:"):
         return CmdAdapter(name[4:].strip(), timeout)
     raise AdapterError(f"unknown adapter {name!r}; use reference, python:MODULE:CLASS or cmd:COMMAND")

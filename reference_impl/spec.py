@@ -100,16 +100,38 @@ def _yaml_path(parts) -> str:
     return out or "(top)"
 
 
+MAX_MESSAGE = 200
+
+
 def _validate(data, schema_name: str, file: str) -> None:
     validator = jsonschema.Draft202012Validator(_schema(schema_name))
     errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), e.message))
     if errors:
         err = jsonschema.exceptions.best_match(errors)
-        raise SpecError(f"{err.message} (schema {schema_name})", file, _yaml_path(err.absolute_path))
+        message = err.message
+        if len(message) > MAX_MESSAGE:  # the schema's words quote the value; a long one is cut
+            message = message[:MAX_MESSAGE] + "..."
+        raise SpecError(f"{message} (schema {schema_name})", file, _yaml_path(err.absolute_path))
+
+
+@lru_cache(maxsize=8)
+def _trusted(root: Path) -> bool:
+    """The shipped spec folder (which an editable install builds as a tree of links)."""
+    return root.resolve() == default_spec_dir().resolve()
 
 
 def _read(root: Path, rel: str, schema: str):
     path = root / rel
+    # A spec file of a folder given with --spec is part of that folder: one that leads elsewhere
+    # (a symlink to /etc/shadow, a `../` path in the manifest) is refused before it is read, so
+    # no error quotes its contents. (The shipped folder may be a tree of links: an editable install.)
+    try:
+        inside = _trusted(root) or path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError) as exc:  # a symlink loop
+        raise SpecError(getattr(exc, "strerror", None) or str(exc), str(path)) from None
+    if not inside:
+        raise SpecError(f"leads outside the spec folder {root} (to {path.resolve()}); "
+                        "copy the file into the folder", str(path))
     try:
         data = load_file(path)
     except InputError as exc:
@@ -218,6 +240,14 @@ def _check_references(spec: Spec, sources_file, options_file, presets_file, inv_
         if "extends" in p and p["extends"] not in spec.presets:
             raise SpecError(f"extends unknown preset {p['extends']!r}.{suggest(p['extends'], spec.presets)}",
                             presets_file, f"presets.{name}.extends")
+        chain, at = [name], p.get("extends")
+        while at is not None and at in spec.presets:
+            if at in chain:
+                raise SpecError("presets extend each other in a cycle: "
+                                f"{' -> '.join(chain[chain.index(at):] + [at])}",
+                                presets_file, f"presets.{name}.extends")
+            chain.append(at)
+            at = spec.presets[at].get("extends")
         for opt, value in p["options"].items():
             check_option_value(spec, opt, value, presets_file, f"presets.{name}.options.{opt}")
     ids = set()

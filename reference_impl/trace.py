@@ -23,6 +23,7 @@ from .notation import (
     state_text,
 )
 from .spec import Spec
+from .yamlio import InputError, parse_json
 
 FORMAT = 1
 
@@ -64,6 +65,7 @@ class ReplayResult:
     position: str = ""
     checked: dict | None = None
     diagnosis: dict | None = None  # reference_impl/diagnose.py's Diagnosis, as JSON
+    finished: bool = False  # whether the game the log plays is over by the spec at its end
 
 
 STEP_KEYS = {"step", "action", "accepted", "state", "legal", "seat", "note"}
@@ -71,13 +73,18 @@ HEADER_KEYS = {"trace", "format", "preset", "variant", "options", "setup", "engi
 
 
 def _parse_lines(text: str):
-    for n, raw in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    for n, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise TraceError(n, f"not JSON ({exc.msg}); the trace may be truncated") from None
+            obj = parse_json(raw, "trace", n)
+        except InputError as exc:
+            message = exc.message.removeprefix(f"line {n}, ").removeprefix(f"line {n}: ")
+            last = exc.truncated and n == len(lines) and not text.endswith("\n")
+            raise TraceError(n, f"not JSON ({message})" +
+                             ("; the log may be cut short (its last line has no newline)"
+                              if last else "")) from None
         if not isinstance(obj, dict):
             raise TraceError(n, "each line must be a JSON object")
         yield n, obj
@@ -160,7 +167,8 @@ def replay(spec: Spec, text: str, variant: str | None = None, options: dict | No
         problem = _compare(game, obj, checked)
         if problem:
             return failed(n, problem, None, state_text(game.state))
-    return ReplayResult(steps, True, checked=checked)
+    return ReplayResult(steps, True, checked=checked, finished=game.state.finished,
+                        position="" if game.state.finished else state_text(game.state))
 
 
 def _compare(game: Game, obj: dict, checked: dict) -> str:

@@ -1,31 +1,63 @@
-"""Safe reading of YAML and JSON input: size limit, alias limit, duplicate keys, clear errors.
+"""Safe reading of YAML and JSON input: bounded size, expansion, nesting and numbers; clear errors.
 
-Everything user-supplied (spec files, setups, positions, cases) is read through `load_file`, so a
-huge file, an alias bomb or a duplicate key is a one-line error naming the file, never a traceback.
+Everything user-supplied (spec files, setups, positions, cases, known-failure ledgers, game logs)
+is read through `load_file`, `parse_text` or `parse_json`, so a huge or endless file, an alias
+bomb, a 100,000-deep nesting, a 5,000-digit integer or a duplicate key is one error naming the
+file and, where the parser knows it, the line and column: never a traceback, a hang or a crash.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import stat
 from pathlib import Path
 
 import yaml
 
 MAX_BYTES = 2_000_000
 MAX_ALIASES = 100
+# What the data may expand to once every alias is followed (a YAML alias bomb stays under the
+# alias count limit but expands exponentially): counted in nodes (scalars and collections).
+MAX_NODES = 1_000_000
+MAX_DEPTH = 100
+# Python refuses to convert longer integer strings (sys.get_int_max_str_digits); say so cleanly.
+MAX_DIGITS = 4300
+# The C parser builds nested collections by recursion in C: text that could nest deeper than this
+# is checked event by event (iteratively) before it is handed to it.
+_C_SAFE_OPENERS = 5000
 
 
 class InputError(Exception):
     """A file that cannot be read as the data it should hold."""
 
-    def __init__(self, file: str, message: str):
+    def __init__(self, file: str, message: str, truncated: bool = False):
         self.file = file
         self.message = message
+        self.truncated = truncated  # the text ends in the middle of a value
         super().__init__(f"{file}: {message}")
 
 
+def _mark_text(mark) -> str:
+    return f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+
+
+class _LimitError(yaml.MarkedYAMLError):
+    def __init__(self, problem, mark):
+        super().__init__(problem=problem, problem_mark=mark)
+
+
+def _construct_int(loader, node):
+    digits = sum(ch.isdigit() for ch in node.value)
+    if digits > MAX_DIGITS:
+        raise _LimitError(f"an integer of {digits} digits; the limit is {MAX_DIGITS}", node.start_mark)
+    return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+
+
 class _GuardedLoader(yaml.SafeLoader):
-    """SafeLoader that refuses too many aliases and duplicate mapping keys."""
+    """The pure-Python loader, for text with anchors: it counts aliases, bounds what the document
+    expands to and how deep it nests, and refuses duplicate keys and huge integers."""
 
     def __init__(self, stream):
         super().__init__(stream)
@@ -35,12 +67,48 @@ class _GuardedLoader(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_ALIASES:
-                raise yaml.YAMLError(f"more than {MAX_ALIASES} aliases (a YAML alias bomb?)")
+                raise _LimitError(f"more than {MAX_ALIASES} aliases (a YAML alias bomb?)",
+                                  self.peek_event().start_mark)
         return super().compose_node(parent, index)
+
+    def compose_document(self):
+        node = super().compose_document()
+        _check_graph(node)
+        return node
 
     def construct_mapping(self, node, deep=False):
         _check_duplicates(self, node, deep)
         return super().construct_mapping(node, deep=deep)
+
+
+_GuardedLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+
+def _check_graph(root) -> None:
+    """Refuse a node graph that expands to more than MAX_NODES nodes or nests deeper than
+    MAX_DEPTH, counting each shared (aliased) node as often as it is reached, in time linear in
+    the number of distinct nodes."""
+    size: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if key in size:
+            continue
+        children = [] if isinstance(node, yaml.ScalarNode) else \
+            [x for pair in node.value for x in pair] if isinstance(node, yaml.MappingNode) else node.value
+        if not done:
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if id(c) not in size)
+            continue
+        size[key] = 1 + sum(size.get(id(c), 0) for c in children)
+        depth[key] = 1 + max((depth.get(id(c), 0) for c in children), default=0)
+        if size[key] > MAX_NODES:
+            raise _LimitError(f"expands to more than {MAX_NODES:,} values once its aliases are "
+                              "followed (a YAML alias bomb?)", node.start_mark)
+        if depth[key] > MAX_DEPTH:
+            raise _LimitError(f"nested more than {MAX_DEPTH} levels deep", node.start_mark)
 
 
 def _check_duplicates(loader, node, deep) -> None:
@@ -61,52 +129,139 @@ def _check_duplicates(loader, node, deep) -> None:
 _CBase = getattr(yaml, "CSafeLoader", None)
 if _CBase is not None:
     class _FastGuardedLoader(_CBase):
-        """The C parser with the duplicate-key guard, for text without anchors (so no aliases)."""
+        """The C parser with the duplicate-key and integer guards, for text without anchors (so
+        without aliases: what it builds is a tree no larger than the text)."""
 
         def construct_mapping(self, node, deep=False):
             _check_duplicates(self, node, deep)
             return _CBase.construct_mapping(self, node, deep=deep)
+
+    _FastGuardedLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 else:  # pragma: no cover - PyYAML built without libyaml
     _FastGuardedLoader = None
+
+
+def _check_event_depth(text: str) -> None:
+    """Walk the parser's events (iteratively) and refuse nesting deeper than MAX_DEPTH before
+    a recursive composer sees it."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_CBase):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise _LimitError(f"nested more than {MAX_DEPTH} levels deep", event.start_mark)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
+def _tree_depth_ok(data) -> bool:
+    """Whether a tree of lists and dicts (no sharing) nests at most MAX_DEPTH levels."""
+    stack = [(data, 1)]
+    while stack:
+        value, d = stack.pop()
+        if isinstance(value, (list, dict)):
+            if d > MAX_DEPTH:
+                return False
+            stack.extend((v, d + 1) for v in (value.values() if isinstance(value, dict) else value))
+    return True
 
 
 def parse_text(text: str, file: str = "<input>"):
     """Parse YAML (a superset of JSON) with the guards above."""
     if len(text) > MAX_BYTES:
-        raise InputError(file, f"is {len(text)} bytes; the limit is {MAX_BYTES}")
+        raise InputError(file, f"is {len(text):,} bytes; the limit is {MAX_BYTES:,}")
     # An alias needs an anchor (&); text without one can't be an alias bomb: parse it in C.
-    loader = _FastGuardedLoader if _FastGuardedLoader is not None and "&" not in text else _GuardedLoader
+    fast = _FastGuardedLoader is not None and "&" not in text
     try:
-        return yaml.load(text, Loader=loader)  # noqa: S506 - SafeLoader subclasses
+        if fast and sum(text.count(c) for c in "[{-?:") > _C_SAFE_OPENERS:
+            _check_event_depth(text)
+        data = yaml.load(text, Loader=_FastGuardedLoader if fast else _GuardedLoader)  # noqa: S506
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        raise InputError(file, f"{where}{exc.problem or exc.context}") from None
+        raise InputError(file, f"{_mark_text(mark)}{exc.problem or exc.context}") from None
     except yaml.YAMLError as exc:
         raise InputError(file, str(exc)) from None
     except RecursionError:
-        raise InputError(file, "is nested too deeply") from None
+        raise InputError(file, f"is nested too deeply (the limit is {MAX_DEPTH} levels)") from None
+    except ValueError as exc:  # a number Python refuses to convert
+        raise InputError(file, str(exc).split(";")[0]) from None
+    if fast and not _tree_depth_ok(data):
+        raise InputError(file, f"is nested more than {MAX_DEPTH} levels deep")
+    return data
+
+
+_LONG_INT = re.compile(r"-?\d{%d,}" % (MAX_DIGITS + 1))
+
+
+def parse_json(text: str, file: str = "<input>", line: int | None = None):
+    """Parse JSON with the same bounds as YAML: size, nesting depth and integer length. `line`
+    is the line of a JSON-lines file the text came from, for the message."""
+    where = f"line {line}: " if line is not None else ""
+    if len(text) > MAX_BYTES:
+        raise InputError(file, f"{where}is {len(text):,} bytes; the limit is {MAX_BYTES:,}")
+    long_int = _LONG_INT.search(text)
+    try:
+        if long_int is not None:  # maybe inside a string; the parser says whether it is a number
+            data = json.loads(text, parse_int=_bounded_int)
+        else:
+            data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        lineno = exc.lineno if line is None else line
+        raise InputError(file, f"line {lineno}, column {exc.colno}: {exc.msg}",
+                         truncated=exc.msg.startswith("Unterminated") or
+                         not text[exc.pos:].strip()) from None
+    except RecursionError:
+        raise InputError(file, f"{where}is nested too deeply (the limit is {MAX_DEPTH} "
+                               "levels)") from None
+    except ValueError:
+        before = text[:long_int.start()]
+        lineno = before.count("\n") + 1 if line is None else line
+        column = long_int.start() - (before.rfind("\n") + 1) + 1
+        raise InputError(file, f"line {lineno}, column {column}: an integer of "
+                               f"{len(long_int.group().lstrip('-'))} digits; the limit is "
+                               f"{MAX_DIGITS}") from None
+    if not _tree_depth_ok(data):
+        raise InputError(file, f"{where}is nested more than {MAX_DEPTH} levels deep")
+    return data
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_DIGITS:
+        raise ValueError("integer too long")
+    return int(digits)
+
+
+def read_bounded(path, limit: int = MAX_BYTES) -> str:
+    """Read a text file of at most `limit` bytes. A larger or endless one (/dev/zero, a pipe
+    that never ends) is an error after reading limit + 1 bytes, not an exhausted memory."""
+    p = Path(path)
+    try:
+        with open(p, "rb") as f:
+            st = os.fstat(f.fileno())
+            if stat.S_ISDIR(st.st_mode):
+                raise InputError(str(p), "is a directory, not a file")
+            if stat.S_ISREG(st.st_mode) and st.st_size > limit:
+                raise InputError(str(p), f"is {st.st_size:,} bytes; the limit is {limit:,}")
+            raw = f.read(limit + 1)
+    except FileNotFoundError:
+        raise InputError(str(p), "no such file") from None
+    except IsADirectoryError:
+        raise InputError(str(p), "is a directory, not a file") from None
+    except OSError as exc:
+        raise InputError(str(p), exc.strerror or str(exc)) from None
+    if len(raw) > limit:
+        raise InputError(str(p), f"is larger than the limit of {limit:,} bytes (an endless file?)")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise InputError(str(p), f"is not UTF-8 text (line {line}, byte {exc.start})") from None
 
 
 def load_file(path) -> object:
     """Read and parse one YAML or JSON file."""
     p = Path(path)
-    try:
-        size = p.stat().st_size
-        if size > MAX_BYTES:
-            raise InputError(str(p), f"is {size} bytes; the limit is {MAX_BYTES}")
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(str(p), "no such file") from None
-    except IsADirectoryError:
-        raise InputError(str(p), "is a directory, not a file") from None
-    except UnicodeDecodeError:
-        raise InputError(str(p), "is not UTF-8 text") from None
-    except OSError as exc:
-        raise InputError(str(p), exc.strerror or str(exc)) from None
+    text = read_bounded(p)
     if p.suffix == ".json":
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(str(p), f"line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        return parse_json(text, str(p))
     return parse_text(text, str(p))

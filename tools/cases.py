@@ -10,7 +10,7 @@ from durak_spec.conformance.cases import CASES_DIR, CaseError, load_suite, write
 from durak_spec.conformance.record import coverage_case, golden_case, record_case
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.yamlio import InputError, load_file
-from durak_spec.tools.common import UserError, _load
+from durak_spec.tools.common import ProgressReport, UserError, _load
 from durak_spec.tools.lint.coverage import coverage, gaps, load_untested
 
 
@@ -21,8 +21,10 @@ def cases_group():
 
 @cases_group.command("record")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True))
-@click.option("--state", type=click.Choice(["every", "last", "none"]), default="last", show_default=True)
-@click.option("--legal", type=click.Choice(["every", "last", "none"]), default="last", show_default=True)
+@click.option("--state", type=click.Choice(["every", "last", "none"]), default="last", show_default=True,
+              help="After which steps to record the state.")
+@click.option("--legal", type=click.Choice(["every", "last", "none"]), default="last", show_default=True,
+              help="After which steps to record the legal actions.")
 @click.pass_context
 def record_command(ctx, files, state, legal):
     """Check each case's claimed verdicts on the reference and fill in state and legal sets."""
@@ -51,41 +53,52 @@ def record_command(ctx, files, state, legal):
 
 
 @cases_group.command("golden")
-@click.option("--variant", "variants", multiple=True, help="Presets (default: all).")
-@click.option("--players", "players", multiple=True, type=int, help="Player counts (default: 2-6).")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--variant", "variants", multiple=True, metavar="NAME",
+              help="Preset to record (repeatable; default: every preset).")
+@click.option("--players", "players", multiple=True, type=int,
+              help="Player count (repeatable; default: 2 to 6).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deals.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Root folder for the cases (default: the shipped suite).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or status lines.")
 @click.pass_context
-def golden_command(ctx, variants, players, seed, out_dir):
+def golden_command(ctx, variants, players, seed, out_dir, quiet):
     """Write golden playthroughs: whole seeded games with state and legal set after every step."""
     spec = _load(ctx)
-    for v in variants or spec.presets:
+    for v in variants:
         if v not in spec.presets:
             raise UserError(f"unknown preset {v!r}; presets: {', '.join(spec.presets)}")
-        for n in players or range(2, 7):
+    jobs = [(v, n) for v in variants or spec.presets for n in players or range(2, 7)]
+    with ProgressReport("cases golden", len(jobs), "cases", quiet=quiet) as progress:
+        for v, n in jobs:
             try:
                 case = golden_case(spec, v, n, seed)
                 path = write_case(case, spec, Path(out_dir) if out_dir else CASES_DIR)
             except DurakError as exc:
                 raise UserError(str(exc)) from None
-            click.echo(f"wrote {path} ({len(case['steps'])} steps)")
+            progress.console.print(f"wrote {path} ({len(case['steps'])} steps)", highlight=False,
+                                   markup=False, soft_wrap=True)
+            progress.advance()
 
 
 @cases_group.command("cover")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Root folder for the cases (default: the shipped suite).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or status lines.")
 @click.pass_context
-def cover_command(ctx, out_dir):
+def cover_command(ctx, out_dir, quiet):
     """Generate a case for every coverage gap lint reports, by random play from seeded deals."""
     spec = _load(ctx)
     root = Path(out_dir) if out_dir else CASES_DIR
     missing = gaps(coverage(spec, load_suite(spec, root), load_untested()))
-    for need in missing:
-        case = coverage_case(spec, need.preset, need.rule, need.verdict, need.kinds)
-        if case is None:
-            click.echo(f"not found: {need.verdict} for {need.rule} under {need.preset}; write it "
-                       "by hand or list it in untested.yaml", err=True)
-            continue
-        path = write_case(case, spec, root)
-        click.echo(f"wrote {path} ({len(case['steps'])} steps)")
+    with ProgressReport("cases cover", len(missing), "gaps", quiet=quiet,
+                        failures="not found") as progress:
+        for need in missing:
+            case = coverage_case(spec, need.preset, need.rule, need.verdict, need.kinds)
+            progress.advance(failures=case is None)
+            if case is None:
+                click.echo(f"not found: {need.verdict} for {need.rule} under {need.preset}; "
+                           "write it by hand or list it in untested.yaml", err=True)
+                continue
+            path = write_case(case, spec, root)
+            click.echo(f"wrote {path} ({len(case['steps'])} steps)")

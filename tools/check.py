@@ -1,89 +1,143 @@
 """`durak check`: run the conformance suite against an engine and report.
 
 Exit codes: 0 the selected cases passed, 1 some failed, errored, were broken or a known failure
-passed, 2 usage or setup errors (bad adapter, unreadable files), 3 the run tested too little:
-nothing ran, or most selected case runs were skipped (the reasons are printed, grouped).
+passed, 2 usage or setup errors (bad adapter, unreadable files, an engine that fails its handshake:
+the reports still say why), 3 the run tested too little: nothing ran, most selected case runs were
+skipped (the reasons are printed, grouped) or the deadline passed, 130 interrupted by Ctrl-C (the
+reports and the summary hold what ran).
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from durak_spec.conformance import report as reports
 from durak_spec.conformance.cases import load_suite
 from durak_spec.conformance.runner import (
-    EXIT_TOO_LITTLE,
+    FAILING,
     Selection,
     Session,
-    check_exit_code,
+    exit_code,
     load_known_failures,
     skip_reasons,
     summarize,
+    tested_too_little,
 )
 from durak_spec.conformance.transport import DEFAULT_TIMEOUT, AdapterError, make_adapter
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.model import check_option_value, value_text
-from durak_spec.tools.common import UserError, _load, _parse_options
+from durak_spec.tools.common import (
+    EXIT_FINDINGS,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_TOO_LITTLE,
+    EXIT_USAGE,
+    ProgressReport,
+    UserError,
+    _load,
+    _parse_options,
+    output_console,
+)
 
 SHOW_FAILURES = 20
+DEFAULT_DEADLINE = 3600.0
+DEFAULT_MAX_FAULTS = 5
+
+
+@dataclass
+class Limits:
+    """When a run gives up: after `deadline` seconds in all, or after `max_faults` engine faults
+    (crash, hang, exit, ...) in a row; either is reported, and the cases not run are counted."""
+
+    deadline: float = DEFAULT_DEADLINE
+    max_faults: int = DEFAULT_MAX_FAULTS
 
 
 def run_suite(spec, adapter_name, selection, *, cases_dir=None, known_file=None,
-              timeout=DEFAULT_TIMEOUT, spec_dir=None, progress=None, options=None, paths=()):
-    """Run the selected cases; returns (results, meta, suite). Raises AdapterError on setup errors.
-    `options` are option values the engine plays whatever it declares (--option); `paths` are the
-    folders a python: engine is imported from (--path)."""
+              timeout=DEFAULT_TIMEOUT, spec_dir=None, progress=None, options=None, paths=(),
+              limits: Limits | None = None):
+    """Run the selected cases; returns (results, meta, suite). Raises AdapterError on setup
+    errors before the engine runs. An engine that fails its handshake, a deadline, too many
+    faults in a row or Ctrl-C end the run early with what was done so far: meta says why
+    (`error` or `stopped`; `interrupted` is True after Ctrl-C). `options` are option values the
+    engine plays whatever it declares (--option); `paths` are the folders a python: engine is
+    imported from (--path)."""
+    limits = limits or Limits()
     suite = load_suite(spec, cases_dir)
     known = load_known_failures(known_file) if known_file else {}
     adapter = make_adapter(adapter_name, timeout, spec, paths=paths)
     session = Session(spec, adapter, known=known, adapter_name=adapter_name, spec_dir=spec_dir,
                       options=options, paths=paths)
     started, t0 = reports.now(), time.perf_counter()
-    hello = session.open()
     jobs = [(c, v) for c in suite.cases if selection.picks(c) for v in selection.variants_of(c)]
-    results = []
+    results, meta = [], {"adapter": adapter_name, "engine": {}, "started": started}
+    if progress is not None:
+        progress.set_total(len(jobs))
+    faults_in_a_row = 0
     try:
-        task = progress.add_task("cases", total=len(jobs)) if progress else None
-        for case, variant in jobs:
-            results.append(session.run_case(case, variant))
-            if progress:
-                progress.advance(task)
+        meta["engine"] = session.open()
+        for i, (case, variant) in enumerate(jobs):
+            if time.perf_counter() - t0 > limits.deadline:
+                meta["stopped"] = (f"the deadline of {limits.deadline:g} s passed; "
+                                   f"{len(jobs) - i} of {len(jobs)} case runs not run")
+                break
+            restarts = session.restarts
+            result = session.run_case(case, variant)
+            results.append(result)
+            faults_in_a_row = faults_in_a_row + 1 if session.restarts > restarts else 0
+            if progress is not None:
+                progress.advance(failures=result.status in FAILING)
+            if faults_in_a_row >= limits.max_faults and i + 1 < len(jobs):
+                meta["stopped"] = (f"gave up after {faults_in_a_row} engine faults in a row; "
+                                   f"{len(jobs) - i - 1} of {len(jobs)} case runs not run")
+                break
+    except AdapterError as exc:  # the handshake failed: no case ran, the reports say why
+        meta["error"] = str(exc)
+    except KeyboardInterrupt:
+        meta["interrupted"] = True
+        meta["stopped"] = (f"interrupted (Ctrl-C) after {len(results)} of {len(jobs)} case runs")
     finally:
         session.close()
     seconds = time.perf_counter() - t0
-    meta = {"adapter": adapter_name, "engine": hello, "started": started, "finished": reports.now(),
-            "seconds": round(seconds, 3), "steps": session.steps, "restarts": session.restarts,
-            "selection": {k: list(v) for k, v in vars(selection).items() if v},
-            "options": dict(options or {}),
-            "broken_files": [str(e) for e in suite.broken],
-            "rederived": sum(1 for r in results if r.engine_options and r.status != "skip"),
-            "skip_reasons": [{"reason": k, "count": n} for k, n in skip_reasons(results)],
-            "tested_too_little": check_exit_code(results) == EXIT_TOO_LITTLE}
+    meta.update({"finished": reports.now(), "seconds": round(seconds, 3), "steps": session.steps,
+                 "restarts": session.restarts, "planned": len(jobs),
+                 "selection": {k: list(v) for k, v in vars(selection).items() if v},
+                 "options": dict(options or {}),
+                 "broken_files": [str(e) for e in suite.broken],
+                 "rederived": sum(1 for r in results if r.engine_options and r.status != "skip"),
+                 "skip_reasons": [{"reason": k, "count": n} for k, n in skip_reasons(results)],
+                 "tested_too_little": tested_too_little(results)})
     return results, meta, suite
 
 
 def _print_summary(console: Console, results, meta, suite) -> None:
+    engine = meta.get("engine") or {}
     by_area = defaultdict(list)
     for r in results:
         by_area[r.area].append(r)
-    table = Table(title=f"{meta['engine'].get('name')} {meta['engine'].get('version', '')} "
-                        f"via {meta['adapter']}")
-    statuses = [s for s, n in summarize(results).items() if n] or ["pass"]
-    table.add_column("area")
-    for s in statuses:
-        table.add_column(s, justify="right")
-    for area, items in sorted(by_area.items()):
-        c = summarize(items)
-        table.add_row(area, *[str(c[s]) for s in statuses])
-    console.print(table)
-    bad = [r for r in results if r.status in ("fail", "error", "broken", "xpass")]
+    if results:
+        # The engine's name on a line of its own: as a table title it would wrap to the table.
+        console.print(f"{engine.get('name')} {engine.get('version', '')} via {meta['adapter']}",
+                      highlight=False, markup=False, soft_wrap=True)
+        table = Table()
+        statuses = [s for s, n in summarize(results).items() if n] or ["pass"]
+        table.add_column("area")
+        for s in statuses:
+            table.add_column(s, justify="right")
+        for area, items in sorted(by_area.items()):
+            c = summarize(items)
+            table.add_row(area, *[str(c[s]) for s in statuses])
+        console.print(table)
+    bad = [r for r in results if r.status in FAILING]
     for r in bad[:SHOW_FAILURES]:
         rule = f"rule: {r.rule}" if r.rule else f"rules: {', '.join(r.rules)}"
         console.print(f"[bold red]{r.status.upper()}[/] {r.case} @ {r.variant}  {rule}", highlight=False)
@@ -92,11 +146,13 @@ def _print_summary(console: Console, results, meta, suite) -> None:
                           + (f"; re-derived: {', '.join(r.rederived)}" if r.rederived else ""),
                           highlight=False, markup=False)
         if r.step is not None:
-            console.print(f"  step {r.step}: {r.action}   ({r.check})", highlight=False)
+            console.print(f"  step {r.step}: {r.action}   ({r.check})", highlight=False, markup=False)
         if r.check:
-            console.print(f"  want: {r.want!r}\n  have: {r.have!r}", highlight=False, markup=False)
-        console.print(f"  {r.message}", highlight=False, markup=False)
-        console.print(f"  reproduce: {r.reproduce}", highlight=False, markup=False)
+            console.print(f"  want: {reports._show(r.want)}\n  have: {reports._show(r.have)}",
+                          highlight=False, markup=False)
+        console.print(f"  {reports._clip(r.message, 2000)}", highlight=False, markup=False)
+        # One unbroken line, to paste as it is.
+        console.print(f"  reproduce: {r.reproduce}", highlight=False, markup=False, soft_wrap=True)
     if len(bad) > SHOW_FAILURES:
         console.print(f"... and {len(bad) - SHOW_FAILURES} more (see --report/--html)")
     for err in suite.broken:
@@ -104,18 +160,33 @@ def _print_summary(console: Console, results, meta, suite) -> None:
     counts = ", ".join(f"{n} {s}" for s, n in summarize(results).items() if n)
     rate = len(results) / meta["seconds"] if meta["seconds"] else 0
     rederived = f"; {meta['rederived']} ran under the engine's variant" if meta.get("rederived") else ""
-    console.print(f"{len(results)} case runs in {meta['seconds']:.2f} s ({rate:.0f} cases/s, "
-                  f"{meta['steps']} steps): {counts or 'nothing selected'}{rederived}", highlight=False)
+    console.print(f"{len(results)} of {meta['planned']} case runs in {meta['seconds']:.2f} s "
+                  f"({rate:.0f} cases/s, {meta['steps']} steps): {counts or 'nothing run'}{rederived}",
+                  highlight=False)
     reasons = skip_reasons(results)
     if reasons:
         console.print("skipped, by reason:", highlight=False)
         for reason, n in reasons:
-            console.print(f"  {n:5}  {reason}", highlight=False, markup=False)
-    if meta.get("tested_too_little"):
+            console.print(f"  {n:5}  {reason}", highlight=False, markup=False, soft_wrap=True)
+    if meta.get("stopped"):
+        console.print(f"[bold red]STOPPED[/] {meta['stopped']}", highlight=False)
+    elif meta.get("tested_too_little"):
         what = "nothing was tested" if not results else \
             f"most case runs were skipped ({summarize(results)['skip']} of {len(results)})"
         console.print(f"[bold yellow]TESTED TOO LITTLE[/]: {what}; exit code {EXIT_TOO_LITTLE}",
                       highlight=False)
+
+
+def _exit_code(results, meta, suite) -> int:
+    if meta.get("interrupted"):
+        return EXIT_INTERRUPTED
+    if meta.get("error"):
+        return EXIT_USAGE
+    if exit_code(results) or suite.broken:
+        return EXIT_FINDINGS
+    if meta.get("stopped") or tested_too_little(results):  # not a green run
+        return EXIT_TOO_LITTLE
+    return EXIT_OK
 
 
 def options_text(options: dict) -> str:
@@ -124,16 +195,19 @@ def options_text(options: dict) -> str:
 
 @click.command("check", epilog="Exit codes: 0 the selected cases passed; 1 failures (a case failed, "
                "errored or was broken, or a known failure passed); 2 usage or setup errors; 3 the "
-               "run tested too little: nothing ran, or most selected case runs were skipped.")
+               "run tested too little: nothing ran, most selected case runs were skipped, or the "
+               "deadline passed; 130 interrupted.")
 @click.option("--adapter", "adapter_name", default="reference", show_default=True,
-              help="reference, python:MODULE:CLASS or cmd:COMMAND LINE")
+              help="The engine: reference, python:MODULE:CLASS or cmd:COMMAND LINE.")
 @click.option("--path", "paths", multiple=True, type=click.Path(file_okay=False, exists=True),
+              metavar="DIR",
               help="A folder to import a python: engine from, before the current folder (repeatable).")
-@click.option("--case", "cases", multiple=True, help="Case id or glob (repeatable).")
-@click.option("--rule", "rules", multiple=True, help="Rule id or id prefix (repeatable).")
-@click.option("--area", "areas", multiple=True, help="Rule area (repeatable).")
-@click.option("--variant", "variants", multiple=True, help="Only runs under this preset (repeatable).")
-@click.option("--players", "players", multiple=True, type=int,
+@click.option("--case", "cases", multiple=True, metavar="ID", help="Case id or glob (repeatable).")
+@click.option("--rule", "rules", multiple=True, metavar="ID", help="Rule id or id prefix (repeatable).")
+@click.option("--area", "areas", multiple=True, metavar="AREA", help="Rule area (repeatable).")
+@click.option("--variant", "variants", multiple=True, metavar="NAME",
+              help="Only runs under this preset (repeatable; default: every preset a case names).")
+@click.option("--players", "players", multiple=True, type=int, metavar="N",
               help="Only cases with this many players (repeatable).")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
               help="An option value the engine plays whatever its hello declares (repeatable); "
@@ -142,15 +216,28 @@ def options_text(options: dict) -> str:
               help="Run the cases under this folder instead of the shipped suite.")
 @click.option("--known-failures", "known_file", type=click.Path(dir_okay=False), default=None,
               help="YAML ledger of this engine's known failures (one reason each).")
-@click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True,
-              help="Seconds to wait for each answer of a cmd: engine.")
-@click.option("--report", "report_file", type=click.Path(dir_okay=False), help="Write a JSON report.")
-@click.option("--junit", "junit_file", type=click.Path(dir_okay=False), help="Write JUnit XML.")
-@click.option("--html", "html_file", type=click.Path(dir_okay=False), help="Write an HTML report.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT,
+              show_default=True, help="Seconds an engine may take over each answer (python: and cmd:).")
+@click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_DEADLINE,
+              show_default=True, help="Seconds the whole run may take; then it stops and says so.")
+@click.option("--max-faults", type=click.IntRange(min=1), default=DEFAULT_MAX_FAULTS,
+              show_default=True, help="Give up after this many engine faults (crash, hang, exit, "
+                                      "...) in a row.")
+@click.option("--report", "report_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write a JSON report (conformance/schemas/report.schema.json).")
+@click.option("--junit", "junit_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write JUnit XML.")
+@click.option("--html", "html_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write an HTML report.")
+@click.option("--docs-url", default=reports.DOCS_URL, show_default=True, metavar="URL",
+              help="Where the built docs are: rule ids in the HTML report link there.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="The summary as text, or the JSON report on stdout.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or status lines.")
 @click.pass_context
 def check_command(ctx, adapter_name, paths, cases, rules, areas, variants, players, options,
-                  cases_dir, known_file, timeout, report_file, junit_file, html_file, quiet):
+                  cases_dir, known_file, timeout, deadline, max_faults, report_file, junit_file,
+                  html_file, docs_url, fmt, quiet):
     """Run the conformance suite against an engine and report every difference.
 
     Each case runs under the variant the engine plays: the case's preset and options, then the
@@ -175,27 +262,36 @@ def check_command(ctx, adapter_name, paths, cases, rules, areas, variants, playe
             check_option_value(spec, name, value, None, f"--option {name}")
         except DurakError as exc:
             raise UserError(str(exc)) from None
+    outputs = {"json": report_file, "junit": junit_file, "html": html_file}
+    for path in filter(None, outputs.values()):  # before the run: a bad path loses nothing
+        problem = reports.check_writable(path)
+        if problem:
+            raise UserError(f"can't write the report {path}: {problem}")
+    if cases_dir is not None and not any(Path(cases_dir).rglob("*.yaml")):
+        raise UserError(f"--cases-dir {cases_dir}: holds no case files (*.yaml)")
     selection = Selection(tuple(cases), tuple(rules), tuple(areas), tuple(variants), tuple(players))
-    console = Console(stderr=True)
     try:
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), console=console, transient=True,
-                      disable=quiet or not console.is_terminal) as progress:
+        with ProgressReport("check", None, "case runs", quiet=quiet) as progress:
             results, meta, suite = run_suite(spec, adapter_name, selection, cases_dir=cases_dir,
                                              known_file=known_file, timeout=timeout,
                                              spec_dir=ctx.obj.get("spec_dir"), progress=progress,
-                                             options=fixed, paths=paths)
+                                             options=fixed, paths=paths,
+                                             limits=Limits(deadline, max_faults))
     except AdapterError as exc:
         raise UserError(str(exc)) from None
-    if not results and (cases or rules or areas or players):
+    meta["docs_url"] = docs_url
+    if not results and not meta.get("error") and not meta.get("interrupted") \
+            and (cases or rules or areas or variants or players):
         raise UserError("the selection matches no case")
-    for path, writer in ((report_file, reports.write_json), (junit_file, reports.write_junit),
-                         (html_file, reports.write_html)):
-        if path:
-            try:
-                writer(path, results, meta)
-            except OSError as exc:
-                raise UserError(f"can't write {path}: {exc.strerror}") from None
-    _print_summary(Console(), results, meta, suite)
-    code = check_exit_code(results)
-    sys.exit(1 if suite.broken and code != 1 else code)
+    positions = reports.failure_positions(spec, suite, results) if html_file else None
+    problems = reports.write_reports(outputs, results, meta, positions)
+    if fmt == "json":
+        click.echo(json.dumps(reports.report_json(results, meta), indent=1, default=str))
+    if meta.get("error"):
+        click.echo(f"Error: {meta['error']}", err=True)
+    elif fmt == "text":
+        _print_summary(output_console(), results, meta, suite)
+    for problem in problems:
+        click.echo(f"Error: {problem}", err=True)
+    code = _exit_code(results, meta, suite)
+    sys.exit(max(code, EXIT_USAGE) if problems and code != EXIT_INTERRUPTED else code)

@@ -11,6 +11,7 @@ import sys
 
 import click
 
+from durak_spec.conformance.engine import __version__
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.tools.cases import cases_group
 from durak_spec.tools.check import check_command
@@ -23,6 +24,8 @@ from durak_spec.tools.verify.command import verify_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", "-V", prog_name="durak",
+                      message="%(prog)s (durak-spec) %(version)s")
 @click.option("--spec", "spec_dir", type=click.Path(file_okay=False), default=None,
               help="Use the spec folder at this path instead of the shipped one.")
 @click.pass_context

@@ -1,17 +1,39 @@
 """Helpers every `durak` subcommand shares: loading the spec and reading options, with user
-mistakes turned into one-line errors (exit 2)."""
+mistakes turned into one-line errors (exit 2), the exit codes, and the progress of long runs."""
 
 from __future__ import annotations
 
+import time
+
 import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+)
 
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.spec import Spec, load_spec
 from durak_spec.reference_impl.yamlio import InputError, parse_text
 
+# Exit codes of every command (README "Exit codes").
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_TOO_LITTLE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
 
 class UserError(click.ClickException):
-    exit_code = 2
+    exit_code = EXIT_USAGE
+
+
+def output_console() -> Console:
+    """The console for a command's results on stdout. Piped into a file or a CI log it is not
+    squeezed into 80 columns, and long lines (a `reproduce:` command) are never broken."""
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=max(console.width, 160), soft_wrap=True)
+    return console
 
 
 def _load(ctx) -> Spec:
@@ -39,3 +61,75 @@ def _ruleset(spec: Spec, variant: str, options):
         return spec.ruleset(variant, _parse_options(options))
     except DurakError as exc:
         raise UserError(str(exc)) from None
+
+
+class ProgressReport:
+    """Progress of a long run on stderr: a rich bar on a terminal (done, rate, time left and the
+    failures so far), a one-line status every STATUS_EVERY seconds when stderr is not a terminal
+    (a CI log), nothing with --quiet. Use as a context manager; `advance()` after each unit."""
+
+    STATUS_EVERY = 10.0
+
+    def __init__(self, what: str, total: int | None, unit: str, *, quiet: bool = False,
+                 failures: str = "failing", console: Console | None = None):
+        self.what, self.total, self.unit, self.failures_word = what, total, unit, failures
+        self.console = console or Console(stderr=True)
+        self.quiet = quiet
+        self.done = self.failures = 0
+        self._bar: Progress | None = None
+        self._task = None
+        self._t0 = self._last = 0.0
+
+    def __enter__(self) -> "ProgressReport":
+        self._t0 = self._last = time.monotonic()
+        if not self.quiet and self.console.is_terminal:
+            self._bar = Progress(
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.fields[unit]}"), TextColumn("{task.fields[rate]}"),
+                TimeRemainingColumn(compact=True, elapsed_when_finished=True),
+                TextColumn("{task.fields[failures]}"), console=self.console, transient=True)
+            self._bar.__enter__()
+            self._task = self._bar.add_task(self.what, total=self.total, unit=self.unit,
+                                            rate="", failures="")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(*exc)
+            self._bar = None
+
+    def set_total(self, total: int | None) -> None:
+        """The number of units, once known; the clock for the rate starts here."""
+        self.total = total
+        self._t0 = self._last = time.monotonic()
+        if self._bar is not None:
+            self._bar.update(self._task, total=total)
+
+    def rate(self) -> float:
+        elapsed = time.monotonic() - self._t0
+        return self.done / elapsed if elapsed > 0 else 0.0
+
+    def advance(self, n: int = 1, failures: int = 0) -> None:
+        self.done += n
+        self.failures += failures
+        if self.quiet:
+            return
+        if self._bar is not None:
+            style = "[red]" if self.failures else ""
+            self._bar.update(self._task, advance=n, rate=f"{self.rate():,.0f}/s",
+                             failures=f"{style}{self.failures} {self.failures_word}"
+                             if self.failures else "")
+            return
+        now = time.monotonic()
+        if now - self._last >= self.STATUS_EVERY:
+            self._last = now
+            self.console.print(self.status(), highlight=False, markup=False, soft_wrap=True)
+
+    def status(self) -> str:
+        rate = self.rate()
+        of = f"/{self.total}" if self.total is not None else ""
+        left = ""
+        if self.total and rate > 0:
+            left = f", about {max(0.0, (self.total - self.done) / rate):,.0f} s left"
+        return (f"{self.what}: {self.done}{of} {self.unit}, {self.failures} {self.failures_word}, "
+                f"{rate:,.1f} {self.unit}/s{left}")

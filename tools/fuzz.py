@@ -12,6 +12,7 @@ from __future__ import annotations
 import shlex
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import click
 
@@ -27,11 +28,18 @@ from durak_spec.conformance.transport import (
 )
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.spec import load_spec
-from durak_spec.tools.common import UserError, _load, _parse_options
+from durak_spec.tools.common import (
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    ProgressReport,
+    UserError,
+    _load,
+    _parse_options,
+)
 
 
 def fuzz_one(spec_dir, adapter_name, preset, options, players, games, seed_value, out_dir,
-             timeout, shrink, known, database) -> tuple[FuzzResult, dict, dict]:
+             timeout, shrink, known, database, progress=None) -> tuple[FuzzResult, dict, dict]:
     """One campaign (one worker): (result, the engine's hello, the options fuzzed under)."""
     spec = load_spec(spec_dir)
     adapter = make_adapter(adapter_name, timeout, spec)
@@ -52,7 +60,7 @@ def fuzz_one(spec_dir, adapter_name, preset, options, players, games, seed_value
                     fixed[name] = values[0]
         res = fuzz(spec, adapter, hello, preset=preset, options=fixed, players=players,
                    games=games, seed_value=seed_value, out_dir=out_dir, adapter_name=adapter_name,
-                   shrink=shrink, known=known, database=database)
+                   shrink=shrink, known=known, database=database, progress=progress)
     finally:
         adapter.close()
     return res, hello, fixed
@@ -173,7 +181,7 @@ def _is_position(setup: dict) -> bool:
 @click.option("--games", type=int, default=200, show_default=True, help="Games per campaign.")
 @click.option("--seed", "seed_value", type=int, default=0, show_default=True,
               help="Seed of the campaign (the same seed plays the same games).")
-@click.option("--jobs", type=int, default=1, show_default=True,
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes; they split the games and share what they find through the "
                    "example database.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="durak-fuzz",
@@ -185,8 +193,8 @@ def _is_position(setup: dict) -> bool:
               help="Where witnesses are saved and replayed first: a folder, or redis://HOST:PORT/DB "
                    "(hypothesis's Redis example database; pip install 'durak-spec[redis]') shared "
                    "by campaigns on several processes or machines. Default: OUT/.hypothesis.")
-@click.option("--timeout", type=float, default=DEFAULT_TIMEOUT, show_default=True,
-              help="Seconds to wait for each answer of a cmd: engine.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT,
+              show_default=True, help="Seconds an engine may take over each answer (python: and cmd:).")
 @click.option("--no-shrink", is_flag=True, help="Report divergences without shrinking them.")
 @click.option("--report", "report_file", type=click.Path(dir_okay=False),
               help="Write a JSON report (schemas/report.schema.json).")
@@ -219,6 +227,14 @@ def fuzz_command(ctx, adapter_name, variants, options, players, games, seed_valu
         known = load_known(known_file, spec) if known_file else {}
     except AdapterError as exc:
         raise UserError(str(exc)) from None
+    paths = {"json": report_file, "junit": junit_file, "html": html_file}
+    for path in filter(None, paths.values()):  # before the run: a bad path loses nothing
+        problem = reports.check_writable(path)
+        if problem:
+            raise UserError(f"can't write the report {path}: {problem}")
+    problem = check_out_dir(out_dir)
+    if problem:
+        raise UserError(f"--out {out_dir}: {problem}")
     spec_dir = ctx.obj.get("spec_dir")
     started = reports.now()
     all_results, metas, interrupted = [], [], False
@@ -229,7 +245,12 @@ def fuzz_command(ctx, adapter_name, variants, options, players, games, seed_valu
                 for i, share in enumerate(shares) if share]
         try:
             if len(args) == 1:
-                outs = [fuzz_one(*args[0])]
+                with ProgressReport(f"fuzz {variant}", games, "games", quiet=quiet,
+                                    failures="divergences") as progress:
+                    def advance(game, found, progress=progress):
+                        progress.advance(failures=found - progress.failures)
+
+                    outs = [fuzz_one(*args[0], progress=advance)]
             else:
                 with ProcessPoolExecutor(len(args)) as pool:
                     outs = list(pool.map(fuzz_one, *zip(*args)))
@@ -253,15 +274,23 @@ def fuzz_command(ctx, adapter_name, variants, options, players, games, seed_valu
     meta = {"adapter": adapter_name, "engine": hello if metas else {}, "started": started,
             "finished": reports.now(), "seconds": round(sum(m["seconds"] for m in metas), 3),
             "fuzz": metas}
-    for path, writer in ((report_file, reports.write_json), (junit_file, reports.write_junit),
-                         (html_file, reports.write_html)):
-        if path:
-            try:
-                writer(path, all_results, meta)
-            except OSError as exc:
-                raise UserError(f"can't write {path}: {exc.strerror}") from None
+    problems = reports.write_reports(paths, all_results, meta)
+    for problem in problems:
+        click.echo(f"Error: {problem}", err=True)
     if interrupted:
         click.echo("interrupted: the divergences found so far are reported above", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     failing = exit_code([r for r in all_results if r.status != "skip"])
-    sys.exit(failing)
+    sys.exit(max(failing, EXIT_USAGE) if problems else failing)
+
+
+def check_out_dir(path) -> str | None:
+    """Why cases could not be written under `path`, or None; the folder is made if missing."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        return "is a file, not a folder"
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"can't be made: {exc.strerror or exc}"
+    return reports.probe_folder(p)

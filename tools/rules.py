@@ -13,7 +13,8 @@ from durak_spec.tools.common import UserError, _load, _ruleset
 
 @click.command("rules")
 @click.argument("rule_id", required=False)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="Text for people, JSON for programs.")
 @click.pass_context
 def rules(ctx, rule_id, fmt):
     """List the rules (one id per line), or show one rule with its text, sources and clause."""
@@ -54,7 +55,8 @@ def rules(ctx, rule_id, fmt):
 @click.argument("name", required=False)
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
               help="Override an option of the preset (repeatable).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="Text for people, JSON for programs.")
 @click.pass_context
 def variants(ctx, name, options, fmt):
     """List the presets, or show one preset's resolved options and where each value comes from."""

@@ -16,6 +16,19 @@ MODE is given):
     missing-keys answers with only the id (no result, skipped or error)
     bad-result   answers with a result that breaks its schema ({"accepted": "yes"})
     slow-start   waits --delay seconds (default 2) before it reads the first request, then behaves
+    orphan       starts a child process that keeps stdout open and sleeps, then exits
+    stderr       writes 1 MB to stderr at every request and answers correctly
+
+As `python:durak_spec.conformance.examples.misbehaving_engine:MisbehavingEngine` it is an
+in-process engine that misbehaves the same way at the apply of DURAK_MISBEHAVE_ON (every apply
+when unset), in the mode DURAK_MISBEHAVE names:
+
+    sys-exit     calls sys.exit(0)
+    os-exit      calls os._exit(0)
+    hang         never returns (sleeps)
+    spin         never returns (a busy loop)
+    many-legal   from then on lists five million legal actions
+    crash        raises
 """
 
 from __future__ import annotations
@@ -23,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -30,7 +44,9 @@ from durak_spec.conformance.engine import ReferenceEngine
 from durak_spec.conformance.examples.reference_engine import serve
 
 MODES = ("crash", "hang", "exit", "garbage", "flood", "wrong-id", "both", "missing-keys",
-         "bad-result", "slow-start")
+         "bad-result", "slow-start", "orphan", "stderr")
+PYTHON_MODES = ("sys-exit", "os-exit", "hang", "spin", "many-legal", "crash")
+STDERR_BYTES = 1_000_000
 FLOOD_BYTES = 2_000_000
 
 
@@ -43,11 +59,18 @@ def misbehave(mode: str, req: dict, out) -> None:
     if mode == "crash":
         raise EngineCrash(f"crashing on purpose at {req['action']!r}")
     if mode == "hang":
+        _hanging()
         while True:
             time.sleep(3600)
     if mode == "exit":
         out.flush()
         sys.exit(0)
+    if mode == "orphan":
+        # The child's command line carries DURAK_ORPHAN_MARK, so a test can look for it after.
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)",
+                          os.environ.get("DURAK_ORPHAN_MARK", "orphan")], stdout=out)
+        out.flush()
+        os._exit(0)
     lines = {
         "garbage": "this is not JSON {",
         "wrong-id": json.dumps({"id": req["id"] + 1000, "result": {"accepted": True}}),
@@ -70,11 +93,64 @@ def requests(mode: str, on: str | None, stdin, out):
         except ValueError:
             yield line
             continue
+        if mode == "stderr":
+            sys.stderr.write("e" * (STDERR_BYTES - 1) + "\n")
+            sys.stderr.flush()
+            yield line
+            continue
         if (mode != "slow-start" and isinstance(req, dict) and req.get("cmd") == "apply"
                 and (on is None or req.get("action") == on)):
             misbehave(mode, req, out)
             continue
         yield line
+
+
+def _hanging() -> None:
+    """Say that the engine hangs now, for a test that waits for it: DURAK_HANG_MARK names a file
+    to write."""
+    mark = os.environ.get("DURAK_HANG_MARK")
+    if mark:
+        with open(mark, "w") as f:
+            f.write("hanging\n")
+
+
+class MisbehavingEngine(ReferenceEngine):
+    """The reference in process, misbehaving as DURAK_MISBEHAVE says (see the module's doc)."""
+
+    def __init__(self):
+        super().__init__(name="misbehaving in process")
+        self.mode = os.environ.get("DURAK_MISBEHAVE", "")
+        if self.mode not in PYTHON_MODES:
+            raise ValueError(f"set DURAK_MISBEHAVE to one of {', '.join(PYTHON_MODES)}")
+        self.on = os.environ.get("DURAK_MISBEHAVE_ON")
+        self.flooding = False
+
+    def apply(self, action: str) -> dict:
+        if self.on is None or action == self.on:
+            if self.mode == "sys-exit":
+                sys.exit(0)
+            if self.mode == "os-exit":
+                os._exit(0)
+            if self.mode == "hang":
+                _hanging()
+                while True:
+                    time.sleep(3600)
+            if self.mode == "spin":
+                while True:
+                    pass
+            if self.mode == "crash":
+                raise EngineCrash(f"crashing on purpose at {action!r}")
+            self.flooding = True
+        return super().apply(action)
+
+    def start(self, variant: dict, setup: dict) -> None:
+        self.flooding = False
+        super().start(variant, setup)
+
+    def legal(self) -> list[str]:
+        if self.flooding:
+            return [f"0 attack 6S #{i}" for i in range(5_000_000)]
+        return super().legal()
 
 
 def main(argv=None) -> None:

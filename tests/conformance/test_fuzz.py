@@ -204,3 +204,32 @@ def test_a_divergence_that_is_another_option_value_is_diagnosed_as_that_house_ru
     assert cap, [e.signature for e in result.entries]
     assert any({"max_attack_cards": 5} in e.as_if for e in cap), [e.as_if for e in cap]
     assert any("plays as if `max_attack_cards = " in e.witness.diagnosis for e in cap)
+
+
+def test_a_bad_out_folder_or_report_path_is_refused_before_any_game(tmp_path):
+    afile = tmp_path / "a-file"
+    afile.write_text("")
+    bad_out = _cli("--out", afile / "sub", "--games", "100000")
+    assert bad_out.exit_code == 2 and f"--out {afile / 'sub'}: can't be made" in bad_out.output
+    bad_report = _cli("--out", tmp_path, "--games", "100000", "--junit", tmp_path / "no" / "r.xml")
+    assert bad_report.exit_code == 2 and "can't write the report" in bad_report.output
+
+
+def test_a_minimal_case_is_never_lost_to_an_unwritable_folder(spec, tmp_path, monkeypatch):
+    import durak_spec.conformance.fuzz as fuzz_module
+
+    real = fuzz_module.write_case
+    out = tmp_path / "out"
+
+    def full_disk(data, spec, root=None):
+        if root == out:
+            raise OSError(28, "No space left on device")
+        return real(data, spec, root)
+
+    monkeypatch.setattr(fuzz_module, "write_case", full_disk)
+    result = _fuzz(spec, f"python:{EXAMPLES}.broken_beat:BeatAnySuit", "podkidnoy", out, games=10,
+                   shrink=False)
+    assert result.entries and all(e.case_path and e.case_path.exists() for e in result.entries)
+    assert all(out not in e.case_path.parents for e in result.entries)
+    assert all(f"can't write under {out} (No space left on device); the case is in" in err
+               for err in result.errors)

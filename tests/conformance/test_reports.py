@@ -76,6 +76,100 @@ def test_the_html_report_is_self_contained_and_shows_want_have_and_reproduce(rep
         assert html.escape(failure["reproduce"]) in page
 
 
+def _sections(page: str) -> tuple[str, str]:
+    """The failures section and the table of every case run."""
+    failures = page.index("<h2 id='failures'>")
+    every = page.index("<h2 id='all'>")
+    assert failures < every
+    return page[failures:every], page[every:]
+
+
+def test_the_html_report_opens_with_the_failures_grouped_by_rule(reports):
+    data, paths = reports
+    page = paths["html"].read_text()
+    failures, every = _sections(page)
+    failed = {c["case"] for c in data["cases"] if c["status"] == "fail"}
+    # one entry per failing case, under its rule, with the variants it fails under
+    assert failures.count("<details class='failure'") == len(failed)
+    assert "<h3 id='rule-defence.beat'>" in failures
+    for case in failed:
+        variants = ", ".join(c["variant"] for c in data["cases"] if c["case"] == case)
+        assert f"<code>{case}</code> <span class='variants'>under {variants}</span>" in failures
+    # the counts link to the failures; rule ids link to their docs page
+    assert f"<a class='fail' href='#failures'>{data['summary']['fail']} fail</a>" in page
+    assert "<a href='docs/rules/defence.html#defence.beat'><code>defence.beat</code></a>" in page
+    # every case run is a row, which the filter can hide when it passes
+    assert every.count("<tr class='row-") == len(data["cases"])
+    assert every.count("<tr class='row-pass'") == data["summary"]["pass"] > 0
+    assert "id='hide-pass'" in every and "body.hide-pass tr.row-pass{display:none}" in page
+
+
+def test_the_html_report_pictures_the_position_at_the_failing_step(reports):
+    _, paths = reports
+    failures, every = _sections(paths["html"].read_text())
+    # defence/cover_other_suit fails at its step 1 (1 cover 9S with JC): the position before it
+    # has 9S on the table, and both cards of the action are outlined.
+    entry = failures[failures.index("<code>defence/cover_other_suit</code>"):]
+    entry = entry[:entry.index("</details>")]
+    assert "the position before step 1 (by the reference)" in entry
+    svg = entry[entry.index("<svg"):entry.index("</svg>")]
+    assert svg.count('stroke="#1f6fd1"') == 2  # 9S on the table and JC in seat 1's hand
+    assert "<svg" not in every
+
+
+def test_what_an_engine_sent_is_bounded_in_every_report():
+    from durak_spec.conformance import report
+    from durak_spec.conformance.runner import Result
+
+    huge = Result("a/b", "podkidnoy", "fail", check="legal", step=0, action="0 attack 9S",
+                  want=["1 take"], have=[f"0 attack 6S #{i}" for i in range(1_000_000)],
+                  message="x" * 1_000_000, rules=["defence.beat"], area="defence")
+    meta = {"adapter": "x", "engine": {"name": "e" * 100_000}, "seconds": 1}
+    assert len(json.dumps(report.report_json([huge], meta))) < 60_000
+    assert len(report.junit_text([huge], meta)) < 60_000
+    assert len(report.html_text([huge], meta)) < 80_000
+
+
+def test_a_handshake_failure_still_writes_every_report_with_the_error(tmp_path):
+    from click.testing import CliRunner
+
+    from durak_spec.tools.cli import cli
+    paths = {k: tmp_path / f"r.{k}" for k in ("json", "xml", "html")}
+    adapter = "cmd:/nonexistent/engine --json"
+    result = CliRunner().invoke(cli, ["check", "-q", "--cases-dir", str(FIXTURE_CASES),
+                                      "--adapter", adapter, "--report", str(paths["json"]),
+                                      "--junit", str(paths["xml"]), "--html", str(paths["html"])])
+    assert result.exit_code == 2 and "can't start it" in result.output
+    assert "can't start it" in json.loads(paths["json"].read_text())["error"]
+    [case] = ET.parse(paths["xml"]).getroot().findall("testsuite/testcase")
+    assert case.get("name") == "handshake" and "can't start it" in case.find("error").get("message")
+    assert "The engine did not start" in paths["html"].read_text()
+
+
+@pytest.mark.parametrize("bad", ["no/such/folder/r.json", "."])
+def test_a_bad_report_path_is_refused_before_the_run_and_loses_nothing(bad, tmp_path, check):
+    good = tmp_path / "r.xml"
+    run = check("--cases-dir", FIXTURE_CASES, "--junit", good, "--html", bad)
+    assert run.exit_code == 2 and "'.' is a directory" in run.output if bad == "." else \
+        f"can't write the report {bad}: its folder no/such/folder does not exist" in run.output
+    assert run.report is None and not good.exists()  # nothing ran
+
+
+def test_a_report_that_fails_to_write_does_not_discard_the_others(tmp_path, monkeypatch):
+    from durak_spec.conformance import report
+    from durak_spec.conformance.runner import Result
+
+    def full(path, *args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setitem(report.WRITERS, "json", full)
+    paths = {"json": tmp_path / "r.json", "junit": tmp_path / "r.xml", "html": tmp_path / "r.html"}
+    problems = report.write_reports(paths, [Result("a/b", "podkidnoy", "pass")],
+                                    {"adapter": "x", "engine": {}})
+    assert problems == [f"can't write {paths['json']}: No space left on device"]
+    assert paths["junit"].exists() and paths["html"].exists()
+
+
 def test_the_reproduce_command_reproduces_exactly_that_failure(reports, check):
     data, _ = reports
     failure = next(c for c in data["cases"] if c["status"] == "fail")

@@ -5,15 +5,17 @@ report; ledgers, selections and declared capabilities decide what runs and how i
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from conformance_support import BROKEN, FIXTURE_CASES, PYTHON, jobs_of, misbehaving
 
 from durak_spec.conformance.runner import Selection, Session
-from durak_spec.conformance.transport import AdapterError, CmdAdapter
+from durak_spec.conformance.transport import STDERR_TAIL, AdapterError, CmdAdapter
 
 # The engine misbehaves at this action, which only defence/cover_other_suit plays; the cases
 # before and after it in the run must pass.
@@ -31,7 +33,9 @@ FAULTS = {
     "both": ("engine protocol:", "(schema response.json)"),
     "missing-keys": ("engine protocol:", "(schema response.json)"),
     "bad-result": ("engine protocol:", "(schema result-apply.json)"),
+    "orphan": ("engine exit:", "a process it started still held its stdout"),
 }
+ORPHAN_MARK = f"durak-orphan-{os.getpid()}"
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +50,8 @@ def fault_runs(tmp_path_factory):
         argv = [PYTHON, "-c", "from durak_spec.tools.cli import main; main()", "check", "-q",
                 "--cases-dir", str(FIXTURE_CASES), "--case", "defence/*", "--timeout", TIMEOUT,
                 "--report", str(report), "--adapter", misbehaving(mode, "--on", TRIGGER)]
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "DURAK_ORPHAN_MARK": ORPHAN_MARK})
         data = json.loads(report.read_text()) if report.exists() else None
         return mode, (proc.returncode, proc.stdout, proc.stderr, data)
 
@@ -68,6 +73,96 @@ def test_a_misbehaving_engine_errors_one_case_and_the_run_goes_on(mode, fault_ru
     assert faulty["message"].startswith(what) and detail in faulty["message"], faulty["message"]
     assert faulty["message"].endswith("restarted") or mode == "crash"
     assert report["restarts"] == 1
+
+
+def test_an_engine_s_children_are_killed_with_it(fault_runs):
+    assert fault_runs["orphan"][0] == 1
+    left = [p for p in Path("/proc").glob("[0-9]*")
+            if ORPHAN_MARK.encode() in _cmdline(p)]
+    assert not left, "the engine's child outlived the run"
+
+
+def _cmdline(proc: Path) -> bytes:
+    try:
+        return (proc / "cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+# In process the timeout also covers compiling a variant's rules on `start`: give it room on a
+# busy machine.
+PY_TIMEOUT = "5"
+PYTHON_FAULTS = {
+    "sys-exit": "engine exit: the engine called sys.exit(0) in apply; restarted",
+    "os-exit": "engine exit: the engine called os._exit(0) in apply; restarted",
+    "hang": f"engine hang: no answer to apply within {PY_TIMEOUT} s; restarted",
+    "spin": f"engine hang: no answer to apply within {PY_TIMEOUT} s; restarted",
+}
+
+
+@pytest.fixture(scope="module")
+def python_fault_runs(tmp_path_factory):
+    """`durak check` as a real process against the in-process misbehaving engine."""
+    root = tmp_path_factory.mktemp("python-faults")
+
+    def run(mode):
+        report = root / f"{mode}.json"
+        argv = [PYTHON, "-c", "from durak_spec.tools.cli import main; main()", "check", "-q",
+                "--cases-dir", str(FIXTURE_CASES), "--case", "defence/*", "--timeout", PY_TIMEOUT,
+                "--report", str(report), "--adapter",
+                "python:durak_spec.conformance.examples.misbehaving_engine:MisbehavingEngine"]
+        env = {**os.environ, "DURAK_MISBEHAVE": mode, "DURAK_MISBEHAVE_ON": TRIGGER}
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
+        data = json.loads(report.read_text()) if report.exists() else None
+        return mode, (proc.returncode, proc.stdout + proc.stderr, data)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(run, PYTHON_FAULTS))
+
+
+@pytest.mark.parametrize("mode", PYTHON_FAULTS)
+def test_an_in_process_engine_that_exits_or_hangs_errors_one_case(mode, python_fault_runs,
+                                                                    fixture_suite):
+    code, output, report = python_fault_runs[mode]
+    assert code == 1 and report is not None, output  # not a silent exit 0: a false pass
+    statuses = {c["case"]: c["status"] for c in report["cases"]}
+    assert statuses == {c.id: ("error" if c.id == FAULTY else "pass")
+                        for c in fixture_suite.cases if c.id.startswith("defence/")}
+    faulty = next(c for c in report["cases"] if c["case"] == FAULTY)
+    assert faulty["message"] == PYTHON_FAULTS[mode]
+
+
+def test_an_engine_listing_millions_of_legal_actions_is_a_flood_stored_small(check, monkeypatch,
+                                                                             tmp_path):
+    monkeypatch.setenv("DURAK_MISBEHAVE", "many-legal")
+    run = check("--cases-dir", FIXTURE_CASES, "--case", "defence/*", "--timeout", "30",
+                "--html", tmp_path / "r.html",
+                "--adapter", "python:durak_spec.conformance.examples.misbehaving_engine:"
+                             "MisbehavingEngine")
+    assert run.exit_code == 1
+    flooded = [c for c in run.report["cases"] if c["status"] == "error"]
+    assert flooded and all("listed more than 10,000 legal actions" in c["message"]
+                           for c in flooded)
+    assert len(json.dumps(run.report)) < 100_000
+    assert (tmp_path / "r.html").stat().st_size < 200_000
+
+
+def test_a_cmd_engine_s_stderr_is_kept_as_a_bounded_tail():
+    adapter = CmdAdapter(misbehaving("stderr")[4:], timeout=5)
+    try:
+        adapter.open()
+        for _ in range(5):  # 5 MB written to stderr in all
+            assert adapter.call("hello", protocol="1").kind == "result"
+        assert len(adapter._stderr) <= 2 * STDERR_TAIL
+        assert adapter.stderr_tail(100).endswith("e" * 50)
+    finally:
+        adapter.close()
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan"])
+def test_a_timeout_that_is_not_positive_is_a_usage_error(value, check):
+    run = check("--cases-dir", FIXTURE_CASES, "--timeout", value)
+    assert run.exit_code == 2 and "--timeout" in run.output, run.output
 
 
 def test_a_crash_report_carries_the_engine_s_stderr(fault_runs):
@@ -109,7 +204,8 @@ def test_an_adapter_that_cannot_be_set_up_is_one_line_and_exit_2(adapter, messag
     assert run.exit_code == 2
     lines = run.output.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], run.output
-    assert run.report is None
+    # An engine that could not start still gets its reports (CI reads them), saying why.
+    assert run.report is None or (message in run.report["error"] and run.report["cases"] == [])
 
 
 NO_CAP = BROKEN[0]
@@ -198,3 +294,60 @@ def test_cases_the_engine_cannot_play_are_skipped_with_the_reason(check, fixture
     seventh = reasons[("limits/seventh_card", "podkidnoy")]
     assert "step 10 `0 throw JD` cannot be played" in seventh
     assert "first_bout_max = 5 instead of null" in seventh
+
+
+def test_a_run_gives_up_after_too_many_faults_in_a_row_and_says_so(check, tmp_path):
+    junit = tmp_path / "r.xml"
+    run = check("--cases-dir", FIXTURE_CASES, "--timeout", "5", "--max-faults", "2",
+                "--junit", junit, "--adapter", misbehaving("crash"))
+    assert run.exit_code == 1
+    assert [c["status"] for c in run.report["cases"]] == ["error", "error"]
+    assert run.report["stopped"].startswith("gave up after 2 engine faults in a row; ")
+    assert "STOPPED gave up after 2 engine faults in a row" in run.output
+    assert "name=\"complete\"" in junit.read_text()
+
+
+def test_a_run_past_its_deadline_stops_says_so_and_is_not_green(check):
+    run = check("--cases-dir", FIXTURE_CASES, "--deadline", "0.000001")
+    assert run.exit_code == 3, run.output
+    assert run.report["cases"] == [] and "the deadline of 1e-06 s passed" in run.report["stopped"]
+
+
+def test_a_run_where_every_case_was_skipped_is_not_green(check):
+    run = check("--cases-dir", FIXTURE_CASES, "--variant", "perevodnoy",
+                "--adapter", "python:conformance_support:HouseRulesEngine")
+    assert run.exit_code == 3, run.output
+    assert {c["status"] for c in run.report["cases"]} == {"skip"}
+
+
+def test_an_empty_cases_folder_is_not_a_green_run(check, tmp_path):
+    run = check("--cases-dir", tmp_path)
+    assert run.exit_code == 2 and "holds no case files" in run.output
+
+
+@pytest.mark.parametrize("adapter", ["cmd", "python"])
+def test_ctrl_c_stops_cleanly_writes_the_partial_reports_and_exits_130(adapter, tmp_path):
+    import signal
+
+    report, junit = tmp_path / "r.json", tmp_path / "r.xml"
+    argv = [PYTHON, "-c", "from durak_spec.tools.cli import main; main()", "check", "-q",
+            "--cases-dir", str(FIXTURE_CASES), "--case", "defence/*", "--timeout", "60",
+            "--report", str(report), "--junit", str(junit), "--adapter",
+            misbehaving("hang", "--on", TRIGGER) if adapter == "cmd" else
+            "python:durak_spec.conformance.examples.misbehaving_engine:MisbehavingEngine"]
+    mark = tmp_path / "hanging"
+    env = {**os.environ, "DURAK_MISBEHAVE": "hang", "DURAK_MISBEHAVE_ON": TRIGGER,
+           "DURAK_HANG_MARK": str(mark)}
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 120
+    while not mark.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)  # until it hangs, at the second case of three
+    assert mark.exists(), proc.communicate(timeout=30)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, out + err
+    assert "Traceback" not in err
+    data = json.loads(report.read_text())
+    assert data["interrupted"] and "interrupted (Ctrl-C)" in data["stopped"]
+    assert [c["status"] for c in data["cases"]] == ["pass"]  # the case before the hang
+    assert junit.exists() and "STOPPED interrupted (Ctrl-C) after 1 of 3 case runs" in out

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -37,7 +38,8 @@ def build(tmp: Path, spec_dir: Path | None = None) -> subprocess.CompletedProces
            str(tmp / "html"), "-D", f"durak_root={ROOT}"]
     if spec_dir is not None:
         cmd += ["-D", f"durak_spec_dir={spec_dir}", "-D", "durak_verify=0"]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+    # Generous: a build takes a minute or two alone, far longer on a machine busy with others.
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=1200, check=False)
 
 
 @pytest.fixture(scope="module")
@@ -234,3 +236,105 @@ def test_the_tutorial_engine_passes_a_case_and_writes_both_reports(tmp_path):
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["summary"]["pass"] >= 1 and not report["summary"].get("fail")
     assert re.search(r"limits/seventh_card", (tmp_path / "r.html").read_text())
+
+
+# -- in a real browser ---------------------------------------------------------------------------
+# Headless Chromium from the distribution (apt-get install chromium chromium-driver), driven by
+# selenium. .ci/run installs it and sets DURAK_BROWSER_TESTS=required, so that in CI these tests
+# fail rather than skip when the browser is missing; elsewhere they skip, saying why.
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        missing.append("the selenium package (pip install '.[test]')")
+    if missing:
+        message = f"the browser tests need {', '.join(missing)}"
+        if os.environ.get("DURAK_BROWSER_TESTS") == "required":
+            pytest.fail(message + " (DURAK_BROWSER_TESTS=required)")
+        pytest.skip(message + "; .ci/run installs them")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run",
+                "--window-size=1280,900",
+                f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def test_the_preset_matrix_fits_a_1280_pixel_window(site, browser):
+    browser.get((site / "_generated" / "presets.html").as_uri())
+    fit = browser.execute_script("""
+        const table = document.querySelector('table.durak-matrix');
+        const heads = [...table.querySelectorAll('thead th')].map(th => th.getBoundingClientRect());
+        return {view: document.documentElement.clientWidth,
+                scroll: document.documentElement.scrollWidth,
+                right: table.getBoundingClientRect().right,
+                heads: heads.length, last: heads[heads.length - 1].right};
+    """)
+    spec = load_spec()
+    assert browser.execute_script("return window.innerWidth") == 1280
+    assert fit["heads"] == 2 + len(spec.presets)  # option, default, one column per preset
+    assert fit["right"] <= fit["view"] and fit["last"] <= fit["view"], fit
+    assert fit["scroll"] <= fit["view"], fit  # no horizontal scrolling
+
+
+def test_the_names_in_a_clause_link_to_their_definitions(site, browser):
+    browser.get((site / "_generated" / "rules" / "limits.html").as_uri())
+    links = browser.execute_script("""
+        return [...document.querySelectorAll('pre.durak-clause a')].map(a => ({
+            text: a.textContent, target: a.hash.slice(1),
+            found: !!document.getElementById(decodeURIComponent(a.hash.slice(1))) ||
+                   a.pathname !== location.pathname}));
+    """)
+    names = {link["text"] for link in links}
+    assert {"limits_apply", "within_cap"} <= names, names  # the clause of limits.cap
+    assert all(link["found"] for link in links), [x for x in links if not x["found"]]
+
+
+@pytest.fixture(scope="module")
+def html_report(tmp_path_factory):
+    from click.testing import CliRunner
+
+    from durak_spec.tools.cli import cli
+    path = tmp_path_factory.mktemp("report") / "report.html"
+    cases = ROOT / "tests" / "conformance" / "cases"
+    result = CliRunner().invoke(cli, [
+        "check", "-q", "--cases-dir", str(cases), "--html", str(path),
+        "--adapter", "python:durak_spec.conformance.examples.broken_beat:BeatAnySuit"])
+    assert result.exit_code == 1, result.output
+    return path
+
+
+def test_the_html_report_reads_well_in_a_browser(html_report, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(html_report.as_uri())
+    first = browser.execute_script("""
+        const h2 = document.querySelector('h2');
+        const svg = document.querySelector('.failure svg').getBoundingClientRect();
+        return {first: h2.id, top: h2.getBoundingClientRect().top, svg: [svg.width, svg.height],
+                scroll: document.documentElement.scrollWidth,
+                view: document.documentElement.clientWidth};
+    """)
+    assert first["first"] == "failures" and first["top"] < 400  # the failures come first
+    assert first["svg"][0] > 200 and first["svg"][1] > 100  # the position is drawn
+    assert first["scroll"] <= first["view"]
+    rows = "return [...document.querySelectorAll('tr.row-pass')].filter(r => r.offsetParent).length"
+    shown = browser.execute_script(rows)
+    assert shown > 0
+    browser.find_element(By.ID, "hide-pass").click()
+    assert browser.execute_script(rows) == 0  # the filter hides every passing row
+    assert browser.execute_script("return document.querySelectorAll('tr.row-fail').length") > 0
+    browser.find_element(By.CSS_SELECTOR, "nav.counts a.fail").click()
+    assert browser.execute_script("return location.hash") == "#failures"

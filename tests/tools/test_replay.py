@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import jsonschema
 from cli_support import run
@@ -92,7 +93,13 @@ def test_a_truncated_or_malformed_log_names_its_line(tmp_path):
     cut = text[: text.index("\n", text.index("\n") + 1) + 15]
     open(path, "w").write(cut)
     result = run("replay", path)
-    assert result.exit_code == 2 and "line 3" in result.output and "truncated" in result.output
+    # (the test's own folder name holds "truncated": look at what follows the file name)
+    said = result.output.split(path, 1)[1]
+    assert result.exit_code == 2 and said.startswith(": line 3: not JSON")
+    assert "the log may be cut short (its last line has no newline)" in said
+    open(path, "w").write(cut + "\n" + json.dumps(log[2]) + "\n")  # a bad line, then more
+    said = run("replay", path).output.split(path, 1)[1]
+    assert said.startswith(": line 3: not JSON") and "cut short" not in said
     open(path, "w").write(json.dumps(log[0]) + "\n" + json.dumps({"move": "0 attack 6S"}) + "\n")
     result = run("replay", path)
     assert result.exit_code == 2 and "line 2" in result.output and "action" in result.output
@@ -122,3 +129,23 @@ def test_replay_names_the_rule_and_the_option_behind_a_state_that_differs(spec, 
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     shown = run("replay", str(path), "--variant", "podkidnoy", "--format", "json")
     assert shown.exit_code == 1 and json.loads(shown.output)["rule"] == "draw.order"
+
+
+def test_a_log_that_ends_before_the_game_says_so(tmp_path):
+    log = _sparse_log(_recorded(tmp_path))
+    whole = run("replay", _write(tmp_path, log, "whole.jsonl"))
+    assert whole.exit_code == 0 and "before the game is over" not in whole.output
+    short = run("replay", _write(tmp_path, log[:6], "short.jsonl"))
+    assert short.exit_code == 0, short.output
+    assert "the log ends after 5 steps, before the game is over" in short.output
+
+
+def test_a_log_larger_than_the_limit_is_refused_not_cut(tmp_path, monkeypatch):
+    from durak_spec.tools import play
+
+    monkeypatch.setattr(play, "MAX_TRACE_BYTES", 2000)
+    log = _sparse_log(_recorded(tmp_path))
+    result = run("replay", _write(tmp_path, log))
+    assert result.exit_code == 2
+    assert re.search(r"log\.jsonl: is [\d,]+ bytes; the limit is 2,000$", result.output.strip())
+    assert "not JSON" not in result.output

@@ -188,7 +188,7 @@ def test_verify_finds_a_counterexample_for_the_right_invariant_when_a_rule_is_br
     with_cover_invariant(spec_copy).edit(rel, old, new)
     cases = tmp_path / "cases"
     result = run("--spec", str(spec_copy.root), "verify", "--variant", "podkidnoy", "--players", "2",
-                 "--cases-dir", str(cases))
+                 "--out", str(cases))
     assert result.exit_code == 1, result.output
     assert f"{invariant} / " in result.output and "counterexample" in result.output
     written = sorted((cases / "generated" / "counterexamples" / invariant).glob("*.yaml"))
@@ -207,7 +207,7 @@ def test_verify_finds_a_counterexample_for_the_right_invariant_when_a_rule_is_br
 def test_the_invariant_about_covers_is_proved_while_the_beating_rule_is_intact(spec_copy, tmp_path):
     with_cover_invariant(spec_copy)
     result = run("--spec", str(spec_copy.root), "verify", "--variant", "podkidnoy", "--players", "2",
-                 "--invariant", "inv.trump_covered_by_trump", "--cases-dir", str(tmp_path))
+                 "--invariant", "inv.trump_covered_by_trump", "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     assert "inv.trump_covered_by_trump" in result.output and "✗" not in result.output
 
@@ -251,7 +251,7 @@ def test_an_option_the_other_options_rule_out_is_a_problem_with_its_reason(spec_
 def test_verify_exits_1_on_a_preset_problem(spec_copy, tmp_path):
     spec_copy.edit("presets.yaml", "      max_attack_cards: null", "      max_attack_cards: 4\n      first_bout_max: 5")
     result = run("--spec", str(spec_copy.root), "verify", "--variant", "podkidnoy_no_cap",
-                 "--players", "2", "--cases-dir", str(tmp_path))
+                 "--players", "2", "--out", str(tmp_path))
     assert result.exit_code == 1 and "first_bout_max=5 has no effect" in result.output
 
 
@@ -340,14 +340,14 @@ def test_the_literal_reading_differs_and_the_interpreter_agrees(spec):
 
 def test_verify_over_every_preset_and_player_count_proves_everything(tmp_path):
     """What CI promises: the full `durak verify` over all presets has no counterexample."""
-    result = run("verify", "--jobs", "2", "--cases-dir", str(tmp_path))
+    result = run("verify", "--jobs", "2", "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     assert "counterexample" not in result.output.split("Equivalences")[0]
     assert "0 problem(s)" in result.output and "run time" in result.output
 
 
 def test_verify_prints_its_run_time_and_exits_0_when_everything_is_proved(tmp_path):
-    result = run("verify", "--variant", "podkidnoy", "--players", "2", "--cases-dir", str(tmp_path))
+    result = run("verify", "--variant", "podkidnoy", "--players", "2", "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     assert "run time" in result.output and "0 problem(s)" in result.output
 

@@ -13,20 +13,25 @@ from durak_spec.reference_impl.yamlio import InputError
 from durak_spec.tools.lint.coverage import coverage, gaps, load_untested
 
 
-def lint_cases(spec: Spec, report, cases_dir=None) -> list:
-    """Add the suite's problems and counts to a LintReport; return the coverage needs."""
+def lint_cases(spec: Spec, report, cases_dir=None, progress=None) -> list:
+    """Add the suite's problems and counts to a LintReport; return the coverage needs.
+    `progress` (tools.common.ProgressReport) counts the case runs."""
     suite = load_suite(spec, cases_dir)
     for err in suite.broken:
         report.problems.append(f"broken case file: {err}")
     session = Session(spec, make_adapter("reference", spec=spec), adapter_name="reference")
     session.open()
     runs = 0
+    if progress is not None:
+        progress.set_total(sum(len(c.variants) for c in suite.cases))
     for case in suite.cases:
         for variant in case.variants:
             runs += 1
             result = session.run_case(case, variant)
             if result.status != "pass":
                 report.problems.append(f"{case.file}: under {variant}: {result.status}: {result.message}")
+            if progress is not None:
+                progress.advance(failures=result.status != "pass")
     try:
         untested = load_untested()
     except InputError as exc:

@@ -3,11 +3,12 @@ coverage.py (accepting and rejecting cases for every legality rule)."""
 
 from __future__ import annotations
 
+import json
 import sys
 
 import click
 
-from durak_spec.tools.common import _load
+from durak_spec.tools.common import ProgressReport, _load
 from durak_spec.tools.lint.cases import lint_cases
 from durak_spec.tools.lint.spec import lint
 
@@ -15,12 +16,21 @@ from durak_spec.tools.lint.spec import lint
 @click.command("lint")
 @click.option("--cases-dir", type=click.Path(file_okay=False, exists=True), default=None,
               help="Lint the cases under this folder instead of the shipped suite.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="Text for people, JSON for programs.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or status lines.")
 @click.pass_context
-def lint_command(ctx, cases_dir):
+def lint_command(ctx, cases_dir, fmt, quiet):
     """Check spec/ and the conformance suite for consistency and coverage; exit 1 on problems."""
     spec = _load(ctx)
     report = lint(spec)
-    lint_cases(spec, report, cases_dir)
+    with ProgressReport("lint", None, "case runs", quiet=quiet or fmt == "json",
+                        failures="problems") as progress:
+        lint_cases(spec, report, cases_dir, progress)
+    if fmt == "json":
+        click.echo(json.dumps({"counts": report.counts, "notes": report.notes,
+                               "problems": report.problems}, indent=2, default=str))
+        sys.exit(1 if report.problems else 0)
     for note in report.notes:
         click.echo(f"note: {note}")
     for problem in report.problems:

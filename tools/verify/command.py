@@ -13,14 +13,14 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import click
 from rich.console import Console
 from rich.table import Table
 
 from durak_spec.reference_impl.errors import DurakError, suggest
-from durak_spec.tools.common import UserError, _load, _parse_options
+from durak_spec.tools.common import ProgressReport, UserError, _load, _parse_options
 from durak_spec.tools.verify.backend.values import Untranslatable
 from durak_spec.tools.verify.boundary import write_boundary_cases
 from durak_spec.tools.verify.cases import (
@@ -46,20 +46,36 @@ def _cell_text(cell) -> str:
 
 def _player_range(ruleset, players):
     lo, hi = ruleset.player_limits
-    if players is None:
+    if not players:
         return list(range(lo, hi + 1))
-    if not lo <= players <= hi:
-        raise click.UsageError(f"--players {players}: this deck is for {lo} to {hi} players")
-    return [players]
+    for n in players:
+        if not lo <= n <= hi:
+            raise click.UsageError(f"--players {n}: this deck is for {lo} to {hi} players")
+    return sorted(set(players))
 
 
-def _run_all(spec, presets, overrides, players, depth, jobs, equivalences):
+def _run_all(spec, presets, overrides, players, depth, jobs, equivalences, progress=None):
     args = [(str(spec.root), p, overrides, _player_range(spec.ruleset(p, overrides), players), depth,
              equivalences) for p in presets]
+    if progress is not None:
+        progress.set_total(len(args))
     if jobs > 1 and len(args) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            return list(pool.map(verify_preset, *zip(*args)))
-    return [verify_preset(*a) for a in args]
+            futures = [pool.submit(verify_preset, *a) for a in args]
+            for future in as_completed(futures):
+                if progress is not None:
+                    progress.advance(failures=bool(future.exception()) or _problems(future.result()))
+            return [f.result() for f in futures]
+    reports = []
+    for a in args:
+        reports.append(verify_preset(*a))
+        if progress is not None:
+            progress.advance(failures=_problems(reports[-1]))
+    return reports
+
+
+def _problems(report) -> int:
+    return len(report.problems) + sum(c.status == "counterexample" for c in report.cells.values())
 
 
 def render(console, report, only: str | None):
@@ -105,17 +121,20 @@ def render(console, report, only: str | None):
               help="Override an option of each preset checked (repeatable).")
 @click.option("--invariant", "only", default=None, metavar="ID",
               help="Show and resolve only this invariant (or lemma); all are still assumed.")
-@click.option("--players", type=int, default=None, help="One player count instead of all.")
+@click.option("--players", type=int, multiple=True,
+              help="Player count to check (repeatable); default: every count the deck allows.")
 @click.option("--depth", type=click.IntRange(1, 12), default=4, show_default=True,
               help="Steps of bounded model checking where induction does not go through.")
-@click.option("--cases-dir", type=click.Path(file_okay=False), default=None,
+@click.option("--out", "cases_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Where generated conformance cases go (default: the suite's cases folder).")
 @click.option("--write-boundary", is_flag=True,
               help="Also generate the boundary cases of every legality clause.")
 @click.option("--jobs", type=click.IntRange(1, 16), default=min(2, os.cpu_count() or 1),
               show_default=True, help="Presets checked in parallel.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or status lines.")
 @click.pass_context
-def verify_command(ctx, variants, options, only, players, depth, cases_dir, write_boundary, jobs):
+def verify_command(ctx, variants, options, only, players, depth, cases_dir, write_boundary, jobs,
+                   quiet):
     """Prove the spec's invariants with z3 per preset, or print counterexamples."""
     started = time.perf_counter()
     spec = _load(ctx)
@@ -136,7 +155,10 @@ def verify_command(ctx, variants, options, only, players, depth, cases_dir, writ
     console = Console(highlight=False, soft_wrap=False, width=max(120, Console().width))
     failures = 0
     try:
-        reports = _run_all(spec, presets, overrides, players, depth, jobs, only is None)
+        with ProgressReport("verify", len(presets), "presets", quiet=quiet,
+                            failures="problems") as progress:
+            reports = _run_all(spec, presets, overrides, players, depth, jobs, only is None,
+                               progress)
     except (Untranslatable, DurakError) as exc:
         raise UserError(f"durak verify: {exc}") from None
     root = cases_dir or default_cases_dir()

@@ -125,7 +125,9 @@ def _row(cells) -> nodes.row:
 
 def clause_block(text: str, data) -> nodes.literal_block:
     """A clause laid out readably, each option, definition and vocabulary name linked."""
-    block = nodes.literal_block("", classes=["durak-clause"])
+    # A rawsource that differs from the text makes Sphinx render the block as a parsed literal,
+    # keeping the links (an empty one would be filled with the text and highlighted, unlinked).
+    block = nodes.literal_block(f"clause: {text}", classes=["durak-clause"])
     for kind, piece in tokens(pretty(text)):
         label = data.label_for(kind, piece)
         block += ref(label, piece) if label else nodes.Text(piece)
