@@ -147,9 +147,9 @@ class MisbehavingEngine(ReferenceEngine):
         self.flooding = False
         super().start(variant, setup)
 
-    def legal(self) -> list[str]:
+    def legal(self) -> dict:
         if self.flooding:
-            return [f"0 attack 6S #{i}" for i in range(5_000_000)]
+            return {"actions": [f"0 attack 6S #{i}" for i in range(5_000_000)]}
         return super().legal()
 
 
