@@ -143,7 +143,7 @@ def test_a_spec_file_linking_outside_the_folder_is_refused_unread(tmp_path):
 def test_a_spec_schema_error_quotes_at_most_a_bounded_piece_of_the_value(spec_copy):
     from durak_spec.reference_impl.errors import SpecError
 
-    spec_copy.edit("deck.yaml", "ranks:", "ranks: " + "x" * 100_000 + "\nold_ranks:")
+    spec_copy.edit("deck.yaml", "\nranks:", "\nranks: " + "x" * 100_000 + "\nold_ranks:")
     with pytest.raises(SpecError) as info:
         spec_copy.load()
     assert len(str(info.value)) < 600
