@@ -173,8 +173,9 @@ def _print_summary(console: Console, results, meta, suite) -> None:
     elif meta.get("tested_too_little"):
         what = "nothing was tested" if not results else \
             f"most case runs were skipped ({summarize(results)['skip']} of {len(results)})"
-        console.print(f"[bold yellow]TESTED TOO LITTLE[/]: {what}; exit code {EXIT_TOO_LITTLE}",
-                      highlight=False)
+        code = f"exit code {EXIT_TOO_LITTLE}" if not exit_code(results) and not suite.broken \
+            else "the failures above decide the exit code (1)"
+        console.print(f"[bold yellow]TESTED TOO LITTLE[/]: {what}; {code}", highlight=False)
 
 
 def _exit_code(results, meta, suite) -> int:

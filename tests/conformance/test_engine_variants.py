@@ -12,6 +12,8 @@ from durak_spec.conformance.runner import (
     Session,
     declared_options,
     skip_reasons,
+)
+from durak_spec.conformance.runner import (
     tested_too_little as too_little,
 )
 from durak_spec.conformance.transport import make_adapter
@@ -94,6 +96,7 @@ def test_a_step_illegal_under_the_engine_variant_skips_naming_step_rule_and_opti
 def test_a_mostly_skipped_run_exits_3_with_the_reasons_grouped_and_counted(check):
     run = check("--cases-dir", FIXTURE_CASES, "--adapter", SUPPORT + "SixPlayersOnly")
     assert run.exit_code == 3, run.output
+    assert "TESTED TOO LITTLE" in run.output and "exit code 3" in run.output
     report = run.report
     skips = report["summary"]["skip"]
     assert skips * 2 > len(report["cases"]) and report["tested_too_little"]
@@ -134,3 +137,24 @@ def test_players_selects_cases_by_table_size(check, fixture_suite, players):
     run = check("--cases-dir", FIXTURE_CASES, "--players", players)
     want = {(c.id, v) for c, v in jobs_of(fixture_suite, Selection(players=(players,)))}
     assert want and set(run.statuses()) == want
+
+
+def test_a_mostly_skipped_run_with_failures_says_the_failures_decide_the_exit_code(spec):
+    """Failures come before 'tested too little': the summary must not promise exit code 3."""
+    from dataclasses import replace
+
+    from rich.console import Console
+
+    from durak_spec.tools.check import _exit_code, _print_summary, run_suite
+
+    results, meta, suite = run_suite(spec, SUPPORT + "SixPlayersOnly", Selection(),
+                                     cases_dir=str(FIXTURE_CASES))
+    assert meta["tested_too_little"] and _exit_code(results, meta, suite) == 3
+    ran = next((i for i, r in enumerate(results) if r.status != "skip"), 0)
+    results[ran] = replace(results[ran], status="fail")
+    console = Console(record=True, width=200)
+    _print_summary(console, results, meta, suite)
+    text = console.export_text()
+    assert "TESTED TOO LITTLE" in text and "exit code 3" not in text
+    assert "the failures above decide the exit code (1)" in text
+    assert _exit_code(results, meta, suite) == 1
