@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import importlib.metadata
 
-from durak_spec.conformance.actionmodel import apply_move
+from durak_spec.conformance.actionmodel import apply_move, move_actions
 from durak_spec.reference_impl.errors import DurakError, IllegalAction
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.notation import action_text, protocol_state
@@ -68,7 +68,10 @@ class ReferenceEngine:
         self.name = name
         self.game: Game | None = None
         self._rulesets: dict = {}
+        self._last: tuple | None = None  # (variant, a copy of it, ruleset) of the last start
         self._texts: dict = {}  # action -> its text, looked up per step
+        self._parsed: dict = {}  # (deck, players) -> {text: its atomic actions}
+        self._moves: dict = {}   # ... of the game being played
 
     def hello(self) -> dict:
         lo, hi = self.spec.deck_data["players"]["min"], self.spec.deck_data["players"]["max"]
@@ -78,21 +81,35 @@ class ReferenceEngine:
                 "levels": list(LEVELS), "positions": True, "step": True}
 
     def ruleset(self, variant: dict):
+        last = self._last
+        if last is not None and last[0] is variant and last[1] == variant:  # in process, unchanged
+            return last[2]
         key = (variant["preset"], tuple(sorted((k, repr(v)) for k, v in
                                                (variant.get("options") or {}).items())))
         if key not in self._rulesets:
             self._rulesets[key] = self.spec.ruleset(variant["preset"], variant.get("options") or {})
+        snapshot = {k: dict(v) if isinstance(v, dict) else v for k, v in variant.items()}
+        self._last = (variant, snapshot, self._rulesets[key])
         return self._rulesets[key]
 
     def start(self, variant: dict, setup: dict) -> dict:
         rs = self.ruleset(variant)
         self.game = Game(rs, Setup.from_json(setup, rs.deck, rs.player_limits))
+        self._moves = self._parsed.setdefault((rs.deck, self.game.state.n), {})
         return {}
 
     def apply(self, action: str) -> dict:
         game = self.game
         try:
-            apply_move(game, action)  # one action, or a multi-card opening (protocol 1.1)
+            moves = self._moves.get(action) if type(action) is str else None
+            if moves is None:
+                moves = move_actions(action, game)  # one action, or a multi-card opening
+                if type(action) is str and len(moves) == 1:  # openings of several cards vary
+                    self._moves[action] = moves
+            if len(moves) == 1:
+                game.apply_action(moves[0])
+            else:
+                apply_move(game, action)
         except IllegalAction as exc:
             return {"accepted": False, "rule": exc.rule_id, "reason": exc.reason}
         except DurakError as exc:
@@ -100,12 +117,14 @@ class ReferenceEngine:
         return {"accepted": True}
 
     def legal(self) -> dict:
-        texts = self._texts
+        texts, moves = self._texts, self._moves
         out = []
         for a in self.game.legal_actions():
             t = texts.get(a)
             if t is None:
                 t = texts[a] = action_text(a)
+            if t not in moves:  # the shared action object: apply finds it by identity
+                moves[t] = [a]
             out.append(t)
         return {"actions": out}
 

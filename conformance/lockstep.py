@@ -30,14 +30,14 @@ from durak_spec.conformance.transport import Adapter, EngineFault
 from durak_spec.reference_impl.diagnose import Observation, attribute
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Game, Setup
-from durak_spec.reference_impl.notation import comparable_field
+from durak_spec.reference_impl.notation import comparable_field, protocol_state
 from durak_spec.reference_impl.simulate import STEP_LIMIT
 from durak_spec.reference_impl.state import Action, action_text
 from durak_spec.reference_impl.vocab import ACTION_KINDS, CARD_KINDS
 
 CHUNK = 128        # actions per step request, at most; fewer while divergences cut stretches short
 PIPE_CHUNK = 24    # ... to a subprocess, which plays one stretch while the next is planned
-CHECKPOINT = 8     # the reference is copied every this many planned steps, to go back to a step
+CHECKPOINT = 32    # the reference is copied every this many planned steps, to go back to a step
 PROBE = 0.12       # share of steps that probe an illegal action
 PROBE_TRIES = 6    # illegal candidates drawn per probe; the one whose rule is least covered wins
 CARD_BIAS = 0.8    # share of choices among card plays when there are any (bouts grow to limits)
@@ -180,6 +180,7 @@ class Lockstep:
         self.state_level, self.legal_level = "state" in levels, "legal" in levels
         self.positions = hello.get("positions") is True
         self.model = ActionModel.from_hello(hello)  # only actions its move model can express
+        self._sendable = Game.legal_actions if self.model.canonical else self.model.sendable
         self.on_divergence = on_divergence or (lambda d: None)
         self.wants = lambda sig, length, prior: True  # the campaign counts what it does not want
         self.since_sync: frozenset = frozenset()  # signatures seen since the last (re)start
@@ -266,11 +267,14 @@ class Lockstep:
         {index: copy of g before that step}."""
         plan, checkpoints = [], {}
         state, legal_level = self.state_level, self.legal_level
+        sendable, accepted, coverage = self._sendable, self.coverage.accepted, self.coverage
         todo = iter(fixed) if fixed is not None else None
-        while len(plan) < limit and not g.is_terminal():
+        legal = None
+        while len(plan) < limit and not g.state.finished:
             if len(plan) % CHECKPOINT == 0:
                 checkpoints[len(plan)] = g.clone()
-            legal = self.model.sendable(g)
+            if legal is None:
+                legal = sendable(g)
             if todo is not None:
                 text = next(todo, None)
                 if text is None:
@@ -279,19 +283,20 @@ class Lockstep:
                 rule = g.explain(action)[0]
                 p = Planned(action, text_of(action), not rule, rule)
                 if rule:
-                    self.coverage.rejected(g.state, action, rule, legal)
+                    coverage.rejected(g.state, action, rule, legal)
             else:
                 p = self._choose(g, legal, rng, avoid, agree) if not plan else \
                     self._choose(g, legal, rng, ())
                 if p is None:
                     break
             if p.accept:
-                self.coverage.accepted(g.state, p.action)
+                accepted(g.state, p.action)
                 g.apply_action(p.action)
                 if state:
-                    p.view = comparable(state_view(g))
+                    p.view = comparable(protocol_state(g.state))
+                legal = sendable(g)
                 if legal_level:
-                    p.legal = {text_of(a) for a in self.model.sendable(g)}
+                    p.legal = {text_of(a) for a in legal}
             plan.append(p)
         return plan, checkpoints
 
@@ -312,9 +317,10 @@ class Lockstep:
         return g
 
     # -- the engine side -----------------------------------------------------------------------
-    def _start(self, seg: _Segment, compare: bool) -> bool:
-        """(Re)start the engine at the segment's setup and replay its trail. False when the game
-        cannot go on (a divergence was reported)."""
+    def _start(self, seg: _Segment, compare: bool, g: Game) -> bool:
+        """(Re)start the engine at the segment's setup and replay its trail (the reference `g` is
+        at the setup when `compare`). False when the game cannot go on (a divergence was
+        reported)."""
         self.since_sync, self.pending = frozenset(), set()
         self.start_differs = False
         setup_json = seg.setup.to_json()
@@ -336,7 +342,6 @@ class Lockstep:
                          f"the engine answered start with {start.kind}: {start.value}", seg, [])
             return False
         if compare:
-            g = Game(self.ruleset, seg.setup)
             for reply in replies[1:]:
                 if reply.kind != "result" or check_result(requests[replies.index(reply)][0], reply.value):
                     self._report("error", "", None, "a valid result", reply.value,
@@ -345,13 +350,13 @@ class Lockstep:
                     return False
             k = 1
             if self.state_level:
-                view = comparable(state_view(g))
+                view = comparable(protocol_state(g.state))
                 if not self._check_state(g, view, replies[k].value.get("state"), None, seg, []):
                     self.start_differs = True
                     return False
                 k += 1
             if self.legal_level:
-                want = {text_of(a) for a in self.model.sendable(g)}
+                want = {text_of(a) for a in self._sendable(g)}
                 have = self._check_legal(g, want, replies[k].value.get("actions"), seg, [])
                 self.agree = None if have is None or have == want else have
         if seg.trail:
@@ -522,7 +527,7 @@ class Lockstep:
                 if g.is_terminal() or played >= limit or cuts >= MAX_CUTS:
                     return
                 if restart:
-                    if not self._start(seg, compare and not seg.trail):
+                    if not self._start(seg, compare and not seg.trail, g):
                         if not (self.start_differs and fixed is None):
                             return
                         # the engine starts elsewhere (its first attacker, say): start it from
