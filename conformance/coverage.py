@@ -120,7 +120,6 @@ class ClauseCoverage:
             if not rule.order:
                 for kind in rule.kinds:
                     self._open.setdefault(kind, []).append(rule)
-        self._kind_rules = {k: list(v) for k, v in self._open.items()}
         self._rejects_open, self._marks, self._marks_seen = True, 0, -1
 
     def _instrument(self, rule) -> _Rule:
@@ -182,15 +181,6 @@ class ClauseCoverage:
                 self._mark(rule.accept, False)
             return
         self._mark(rule.reject, bool(rule.ops) and False in self._edges(rule, state, action))
-
-    def edge_rule(self, state, action) -> str:
-        """The first rule of the action's kind whose numeric comparison holds at its edge for
-        this allowed action (a sixth card: limits.cap), or ''. The fuzzer names it for an action
-        the engine refuses when the interpreter's attribution names no rule."""
-        for rule in self._kind_rules.get(action.kind, ()):
-            if rule.ops and True in self._edges(rule, state, action):
-                return rule.id
-        return ""
 
     def exercised(self, rule_id: str, side: str) -> int | None:
         """The game in which the side was first exercised as its target asks, or None."""

@@ -132,7 +132,8 @@ KINDS = ("verdict-accepts", "verdict-rejects", "legal-extra", "legal-missing", "
 
 def load_known(path, spec=None) -> dict[str, str]:
     """Read a ledger `known_divergences: {signature: reason}` (the signatures durak fuzz prints,
-    e.g. `legal-extra bout.pass pass`), naming the entry of any mistake."""
+    KIND RULE, e.g. `legal-extra throw_in.timing`; a third word, the shape of an action that
+    older signatures carried, is ignored), naming the entry of any mistake."""
     try:
         data = load_file(path)
     except InputError as exc:
@@ -141,18 +142,20 @@ def load_known(path, spec=None) -> dict[str, str]:
     if not isinstance(entries, dict):
         raise AdapterError(f"{path}: a known-divergences file is a mapping `known_divergences:` of "
                            "signature (as durak fuzz prints it: KIND RULE SHAPE) to a one-line reason")
+    out = {}
     for key, reason in entries.items():
         words = key.split() if isinstance(key, str) else []
-        if len(words) != 3 or not (words[0] in KINDS or words[0].startswith("state.")):
+        if len(words) not in (2, 3) or not (words[0] in KINDS or words[0].startswith("state.")):
             raise AdapterError(f"{path}: known_divergences: {key!r} is not a signature "
-                               f"KIND RULE SHAPE (kinds: {', '.join(KINDS)}, state.FIELD), "
-                               "e.g. 'verdict-accepts limits.cap throw'")
+                               f"KIND RULE (kinds: {', '.join(KINDS)}, state.FIELD), "
+                               "e.g. 'verdict-accepts limits.cap'")
         if spec is not None and words[1] != "-" and words[1] not in spec.rules_by_id:
             raise AdapterError(f"{path}: known_divergences: {key!r} names no rule of the spec "
                                f"({words[1]})")
         if not isinstance(reason, str) or not reason.strip():
             raise AdapterError(f"{path}: known_divergences.{key}: give the reason in one line")
-    return dict(entries)
+        out[f"{words[0]} {words[1]}"] = reason  # a third word (an action's shape) is not part of it
+    return out
 
 
 # -- the example database ------------------------------------------------------------------------
@@ -207,8 +210,8 @@ class Campaign:
         self.replayed_signatures: set = set()
         self.replaying = False
         for sig in known:
-            kind, rule, shape = sig.split()
-            self.lock.known(Divergence(kind, rule, shape, None, None, None, "", {}, [], 0))
+            kind, rule = sig.split()[:2]
+            self.lock.known(Divergence(kind, rule, "", None, None, None, "", {}, [], 0))
 
     def _wants(self, sig: str, length: int, prior: frozenset) -> bool:
         """Count an occurrence; True when its witness is wanted (new, or shorter)."""
@@ -606,7 +609,7 @@ def results_of(result: FuzzResult, preset: str, adapter_name: str, spec_dir: str
             action=w.action, check=w.check, want=w.want, have=w.have, message=detail,
             reproduce=reproduce, steps_run=len(w.steps)))
     for sig, reason, replayed in result.vanished:
-        kind, rule, shape = sig.split()
+        kind, rule = sig.split()[:2]
         message = (f"listed as a known divergence ({reason}) but its saved witness no longer "
                    f"diverges: remove it from the ledger" if replayed else
                    f"listed as a known divergence ({reason}) but not reached in "

@@ -6,7 +6,7 @@ apply, state and legal for engines that do not declare it), and every answer is 
 reference's: the verdict, and as far as the engine's levels go the state and the legal set.
 
 A game does not stop at its first divergence. Each one is reported to the campaign with its
-signature (kind, rule, shape of the action) and a witness (a setup and the steps after which it
+signature (its kind and the rule that decides it) and a witness (a setup and the steps after which it
 shows), then play goes on:
 
 - a legal-set difference: play continues on actions both sides agree on;
@@ -27,7 +27,13 @@ from durak_spec.conformance.coverage import ClauseCoverage
 from durak_spec.conformance.engine import comparable, state_view
 from durak_spec.conformance.protocol import check_result
 from durak_spec.conformance.transport import Adapter, EngineFault
-from durak_spec.reference_impl.diagnose import Observation, attribute
+from durak_spec.reference_impl.diagnose import (
+    Observation,
+    attribute,
+    edge_rule,
+    kind_group,
+    legal_differences,
+)
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.notation import comparable_field, protocol_state
@@ -99,8 +105,10 @@ class Divergence:
                 "setup": self.setup, "steps": self.steps, "players": self.players}
 
 
-def signature(kind: str, rule: str, shape: str) -> str:
-    return f"{kind} {rule or '-'} {shape}"
+def signature(kind: str, rule: str, shape: str = "") -> str:
+    """KIND RULE: divergences of one kind decided by one rule are one bug, whatever the action
+    (the shape is kept with the witness, not in the signature)."""
+    return f"{kind} {rule or '-'}"
 
 
 def _same(have, want: set) -> bool:
@@ -110,6 +118,22 @@ def _same(have, want: set) -> bool:
             len(set(have)) == len(want)
     except TypeError:
         return False
+
+
+def _group_only(g: Game, engine_legal: set | None, kind: str) -> list | None:
+    """The engine's legal set with only the differences among the actions of `kind`'s group
+    (diagnose.KIND_GROUPS) kept, the others as the reference has them: an action the engine
+    refuses is attributed among its own kind, not to another bug that shows in the same set."""
+    if engine_legal is None:
+        return None
+    group = kind_group(kind)
+    ref = {text_of(a) for a in g.legal_actions()}
+
+    def ours(text):
+        words = text.split()
+        return len(words) > 1 and words[1] in group
+
+    return sorted({t for t in ref if not ours(t)} | {t for t in engine_legal if ours(t)})
 
 
 class GameSkipped(Exception):
@@ -188,7 +212,7 @@ class Lockstep:
         self.coverage = coverage if coverage is not None else ClauseCoverage(self.ruleset)
         self.deck = self.ruleset.deck.cards
         self.steps = 0           # engine steps judged (replays not counted)
-        self.avoid_probe: set = set()   # (rule, kind) of probes known to diverge
+        self.avoid_probe: set = set()   # rules whose probes are known to diverge
         self.avoid_after: set = set()   # action kinds after which a known state divergence shows
         self.run = float(CHUNK)         # average steps judged before a stretch is cut short
         self._sampled: dict = {}        # (kind, shape) -> [occurrences, last attribution]
@@ -197,8 +221,8 @@ class Lockstep:
     def known(self, div: Divergence) -> None:
         """Steer later play away from a divergence already known, so deeper rules are reached."""
         if div.kind in ("verdict-accepts", "legal-extra"):
-            self.avoid_probe.add((div.rule, div.shape))
-        elif div.kind.startswith("state.") and not self.positions:
+            self.avoid_probe.add(div.rule)
+        elif div.kind.startswith("state.") and not self.positions and div.shape:
             self.avoid_after.add(div.shape)
 
     # -- planning on the reference ----------------------------------------------------------
@@ -250,7 +274,7 @@ class Lockstep:
                 continue
             tries -= 1
             rule = g.explain(action)[0]
-            if (rule, kind) in self.avoid_probe and rng.random() < AVOID:
+            if rule in self.avoid_probe and rng.random() < AVOID:
                 continue
             rank = 0 if self.coverage.wants_reject(rule) else 1
             if best is None or rank < best[0]:
@@ -443,6 +467,28 @@ class Lockstep:
                 return False
         return True
 
+    def _sample(self, key, compute):
+        """compute(), sampled per `key` as _attribute is: the first SAMPLE times, then the 16th,
+        32nd, 64th...; in between the last answer is kept."""
+        seen = self._sampled.setdefault(key, [0, None])
+        seen[0] += 1
+        n = seen[0]
+        if n <= SAMPLE or not n & (n - 1):
+            seen[1] = compute()
+        return seen[1]
+
+    def _fallback_rule(self, g: Game, action: Action) -> str:
+        """A rule for an action no attribution names: the one that forbids it, the one at whose
+        edge it sits (diagnose.edge_rule), else the first legality rule of its kind."""
+        try:
+            rule = g.explain(action)[0] or edge_rule(g, action)
+        except DurakError:
+            rule = None
+        if not rule:
+            rule = next((cr.rule.id for cr in self.ruleset.legality.get(action.kind, ())
+                         if not cr.clause.const), "")
+        return rule
+
     def _attribute(self, seg: _Segment, steps: list, last: Observation, key=None):
         """The interpreter's attribution (reference_impl/diagnose.py) of the difference at the
         last of `steps` (at the start when there are none), the engine observed as `last`.
@@ -451,13 +497,7 @@ class Lockstep:
         SAMPLE occurrences are attributed, then the 16th, 32nd, 64th...; the others keep the
         last answer (their divergence is counted under the rule found for its kind and shape)."""
         if key is not None:
-            seen = self._sampled.setdefault(key, [0, None])
-            seen[0] += 1
-            n = seen[0]
-            if n > SAMPLE and n & (n - 1):
-                return seen[1]
-            seen[1] = self._attribute(seg, steps, last)
-            return seen[1]
+            return self._sample(key, lambda: self._attribute(seg, steps, last))
         obs = [Observation(t, True) for t in seg.trail]
         obs += [Observation(s["do"], s["expect"] == "accept") for s in steps[:-1]]
         obs.append(last)
@@ -481,34 +521,29 @@ class Lockstep:
         last = steps[-1]["do"] if steps else None
         whole = self._attribute(seg, steps, Observation(last, True, legal=sorted(have_set)),
                                 ("legal", len(have_set - want), len(want - have_set)))
-        roles = whole is not None and whole.check.startswith("state.")
-        seen: set = set()
-        for kind, texts in (("legal-extra", sorted(have_set - want)),
-                            ("legal-missing", sorted(want - have_set))):
-            for text in texts:
+        if whole is not None and whole.check.startswith("state.") and whole.rule:
+            # the engine has another seat acting: the rule deciding the role, for every action
+            groups = [(whole.rule, sorted(have_set - want), sorted(want - have_set))]
+        else:
+            key = ("groups", tuple(sorted({t.split()[1] for t in have_set ^ want
+                                           if len(t.split()) > 1})))
+            groups = self._sample(key, lambda: legal_differences(g, have_set))
+            groups = [(rule or (whole.rule if whole is not None else None), more, fewer)
+                      for rule, more, fewer in groups]
+        for rule, more, fewer in groups:
+            for kind, texts in (("legal-extra", more), ("legal-missing", fewer)):
+                if not texts:
+                    continue
                 try:
-                    action = g.parse_action(text)
+                    action = g.parse_action(texts[0])
                 except DurakError:
                     action = None
-                if action is None:
-                    rule = ""
-                elif roles:  # the engine has another seat acting: the rule deciding the role
-                    rule = whole.rule or ""
-                elif kind == "legal-extra":
-                    rule = g.explain(action)[0]
-                else:  # the rule that would have to forbid this one action
-                    alone = self._attribute(seg, steps, Observation(
-                        last, True, legal=sorted(want - {text})), (kind, action.kind))
-                    rule = alone.rule or "" if alone is not None else ""
-                    rule = rule or self.coverage.edge_rule(g.state, action)
-                key = (kind, rule, shape_of(action) if action else "unreadable")
-                if key in seen:
-                    continue
-                seen.add(key)
+                named = rule or (self._fallback_rule(g, action) if action is not None else "")
                 verb = "lists" if kind == "legal-extra" else "omits"
-                self._report(kind, rule, action, sorted(want), sorted(have_set),
-                             f"legal actions {where}: the engine {verb} {text}"
-                             + (f" ({rule})" if rule else ""), seg, steps)
+                self._report(kind, named, action, sorted(want), sorted(have_set),
+                             f"legal actions {where}: the engine {verb} {', '.join(texts[:3])}"
+                             + (" ..." if len(texts) > 3 else "")
+                             + (f" ({named})" if named else ""), seg, steps)
         return have_set
 
     # -- one game ------------------------------------------------------------------------------
@@ -528,8 +563,8 @@ class Lockstep:
                     return
                 if restart:
                     if not self._start(seg, compare and not seg.trail, g):
-                        if not (self.start_differs and fixed is None):
-                            return
+                        if not (self.start_differs and fixed is None) or seg.setup.is_position:
+                            return  # a position the engine does not take as it is: give it up
                         # the engine starts elsewhere (its first attacker, say): start it from
                         # the reference's position, or name the reference's roles in the deal
                         cuts, compare = cuts + 1, False
@@ -612,11 +647,11 @@ class Lockstep:
                     kind, want, have = "verdict-rejects", "accepted", f"rejected{reason}"
                     message = f"{p.text}: the reference accepts it, the engine rejects it{reason}"
                     found = self._attribute(seg, steps + [{"do": p.text, "expect": "accept"}],
-                                            Observation(p.text, False, legal=sorted(agree)
-                                                        if agree is not None else None),
+                                            Observation(p.text, False, legal=_group_only(
+                                                g, agree, p.action.kind)),
                                             (kind, p.action.kind))
                     rule = found.rule or "" if found is not None else ""
-                    rule = rule or self.coverage.edge_rule(g.state, p.action)
+                    rule = rule or self._fallback_rule(g, p.action)
                 else:
                     kind, want, have, rule = "verdict-accepts", f"rejected by {p.rule}", "accepted", p.rule
                     message = f"{p.text}: the reference rejects it by {p.rule}, the engine accepts it"

@@ -28,6 +28,11 @@ them on the reference and answers with a `Diagnosis`:
   that change no compiled clause (`Ruleset.behaviour_key`) are not replayed; rulesets are
   compiled once per process.
 
+`legal_differences(game, engine_legal)` splits a legal-set difference by the kinds of action that
+differ and names a rule for each part, so two broken rules showing in one legal set are named
+apart; `edge_rule(game, action)` names the rule at whose edge an allowed action sits, for a
+refusal no one-place change explains.
+
 `Diagnosis.message()` says either "your engine plays as if `X = Y`: declare it as a house rule" or
 "no option explains this: rule R".
 """
@@ -537,6 +542,63 @@ def permission_finding(game: Game, engine_legal: set[str] | None, focus: Action 
     return Diagnosis(rule, "legal", why, also=also, involved=involved)
 
 
+def edge_rule(game: Game, action: Action) -> str | None:
+    """The first legality rule of the action's kind at whose edge this allowed action sits: one
+    comparison of its clause made strict (or loose) forbids it (a sixth card: limits.cap). It
+    names the rule of an allowed action an engine refuses when no one-place change of a clause
+    turns the reference's legal set into the engine's; None when no comparison is at its edge."""
+    s, rs = game.state, game.ruleset
+    if s.finished or not 0 <= action.seat < s.n:
+        return None
+    for cr in rs.legality.get(action.kind, ()):
+        if cr.clause.const:
+            continue
+        for fn, size, _depth in _mutations(rs, cr.rule):
+            if size == 0 and not fn(s, action.seat, action.card, action.target):
+                return cr.rule.id
+    return None
+
+
+# Action kinds whose permissions hang together: a pass follows from the cards that may be added.
+KIND_GROUPS = (("throw", "pass"),)
+
+
+def kind_group(kind: str) -> tuple:
+    return next((g for g in KIND_GROUPS if kind in g), (kind,))
+
+
+def legal_differences(game: Game, engine_legal) -> list[tuple[str | None, list, list]]:
+    """The engine's legal set `engine_legal` (texts) against the reference's in `game`, split by
+    the kinds of action that differ (a throw and a pass together): for each group, the rule one
+    change of which accounts for that group's differences alone, and the group's extra and
+    missing texts: [(rule, extra, missing)]. Two rules broken at once (cards added too early and
+    a cover refused, say) are named apart instead of one hiding the other."""
+    ref = _legal_texts(game)
+    eng = _texts(engine_legal)
+    extra, missing = sorted(eng - ref), sorted(ref - eng)
+    groups: dict = {}
+    for text in extra + missing:
+        words = text.split()
+        kind = words[1] if len(words) > 1 else ""
+        groups.setdefault(kind_group(kind), ([], []))[text in ref].append(text)
+    out = []
+    for group, (more, fewer) in groups.items():
+        if len(groups) == 1:
+            found = permission_finding(game, eng)
+        else:
+            found = permission_finding(game, (ref - set(fewer)) | set(more))
+        rule = found.rule
+        if rule is None and more:
+            try:
+                rule = game.explain(parse_action(more[0], game.ruleset.deck, game.state.n))[0] or None
+            except (NotationError, ValueError):
+                rule = None
+        if rule is None and fewer:
+            rule = edge_rule(game, parse_action(fewer[0], game.ruleset.deck, game.state.n))
+        out.append((rule, more, fewer))
+    return out
+
+
 def _throw_blockers(game: Game, seat: int) -> list[str]:
     """The rules that stop `seat` from adding each card it holds, most frequent first."""
     s, rs = game.state, game.ruleset
@@ -786,6 +848,8 @@ def _attribute(point: _Point, obs: Observation) -> Diagnosis:
                                        action)
             found.check = "verdict"
             found.why = f"the engine rejects {action_text(action)}, which the reference allows"
+            if found.rule is None:
+                found.rule = edge_rule(before, action)
         return found
     moved = action is None or point.legal
     ref_game = point.after if moved else before
