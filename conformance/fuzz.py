@@ -50,11 +50,15 @@ from durak_spec.reference_impl.diagnose import Observation
 from durak_spec.reference_impl.diagnose import diagnose as counterfactual
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.state import Action
+from durak_spec.reference_impl.vocab import CARD_KINDS
 from durak_spec.reference_impl.yamlio import InputError, load_file
 
 SHRINK_TESTS = 400   # engine runs spent shrinking one divergence, at most
 SEARCH_GAMES = 120   # short games from new deals tried for a shorter witness (without positions)
 SHORT = 8            # a witness this short is not searched further
+EARLIER_TESTS = 80   # engine runs spent moving a verdict's action earlier in its witness
+EARLIER_LIKE = 3     # actions like the witness's last one tried after each prefix
 SYNC_EVERY = 50      # games between looks at a shared database for other workers' finds
 SEED_EVERY = 10      # every this many games, an engine that takes positions gets one from the
                      # generated boundary cases of a clause side not reached yet
@@ -333,11 +337,63 @@ class Campaign:
         w = _keep(w, again)
         if self.lock.positions and w.steps:
             w = self._from_position(w, test)
+        if not self.lock.positions and w.kind.startswith("verdict") and len(w.steps) > 1:
+            w = self._earlier(w, test)
         if not self.lock.positions and len(w.steps) > SHORT:
             w = self._search_deals(w)
         if len(w.steps) > 1:
             w = self._reduce_prefix(w, test)
         entry.witness = w
+
+    def _earlier(self, w: Divergence, test) -> Divergence:
+        """The shortest prefix of the witness after which an action like its last one (of the
+        same kind, and refused by the same rule when the engine accepts what the reference
+        refuses) shows the divergence: the last action moved as early as it can go, as a
+        reducer tries to hoist the statement that crashes."""
+        rs = self.lock.ruleset
+        game = Game(rs, Setup.from_json(w.setup, rs.deck, rs.player_limits))
+        last = w.steps[-1]
+        expect = last["expect"]
+        kind = w.shape
+        tries = EARLIER_TESTS
+        for k in range(len(w.steps) - 1):
+            if game.is_terminal() or tries <= 0:
+                break
+            for text in self._like(game, last["do"], kind, w.rule if expect == "reject" else None):
+                tries -= 1
+                got = test(w.setup, w.steps[:k] + [{"do": text, "expect": expect}])
+                if got is not None:
+                    return _keep(w, got)
+            try:
+                game.apply_action(game.parse_action(w.steps[k]["do"]))
+            except DurakError:
+                break
+        return w
+
+    @staticmethod
+    def _like(game: Game, text: str, kind: str, refused_by: str | None) -> list[str]:
+        """Up to EARLIER_LIKE actions of `kind` now: refused by the rule `refused_by`, or allowed
+        when it is None; the witness's own action first."""
+        s = game.state
+        legal = game.legal_actions()
+        if refused_by is None:
+            pool = [a for a in legal if a.kind == kind]
+        else:
+            pool = []
+            targets = [t for t, d in s.table if d is None] or [None]
+            for seat in range(s.n):
+                if kind in CARD_KINDS:
+                    for card in s.hands[seat]:
+                        for target in (targets if kind == "cover" else [None]):
+                            pool.append(Action(kind, seat, card, target))
+                else:
+                    pool.append(Action(kind, seat))
+            pool = [a for a in pool if game.explain(a)[0] == refused_by]
+        texts = [text_of(a) for a in pool]
+        if text in texts:
+            texts.remove(text)
+            texts.insert(0, text)
+        return texts[:EARLIER_LIKE]
 
     def _search_deals(self, w: Divergence) -> Divergence:
         """Short games from new deals, each cut at the current witness's length: the shortest
