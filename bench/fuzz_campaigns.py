@@ -5,9 +5,10 @@ reference combined in one engine, conformance/examples/mutants.py), one campaign
 at 2 and at 4 players each: which broken rules were reported (each under its own rule), after how
 many games the last of them first showed, the distinct divergences, and the lengths of the shrunk
 cases, with the engine declaring `positions` (cases start just before the divergence) and without
-(cases start from the deal with the shortest prefix found). Then two campaigns against the
-reference itself, at 2 and at 4 players: how many of the legality-clause sides that can decide
-under podkidnoy were exercised (coverage.py).
+(cases start from the deal with the shortest prefix found). Then campaigns against the reference
+itself, at 2 and at 4 players, with and without positions: how many of the legality-clause sides
+that can decide under podkidnoy were exercised (coverage.py). The rules named that are not the
+broken ones are printed too (collateral names).
 Targets: every broken rule reported within 1,000 games; median shrunk case <= 8 steps, max 20;
 every clause side exercised at 2 and at 4 players.
 Run: python bench/fuzz_campaigns.py [--games 1000] [--seed 0]
@@ -72,6 +73,9 @@ def main() -> None:
                       f"{len(found)}/{len(breaks):<3d} {needed:5d} {len(res.entries):8d} "
                       f"{statistics.median(steps) if steps else 0:4.0f} {max(steps, default=0):4d} "
                       f"{time.perf_counter() - t0:5.1f}")
+                extra = {e.witness.rule for e in res.entries} - breaks
+                if extra:
+                    print(f"    also named: {', '.join(sorted(extra))}")
                 missing = breaks - found
                 if missing:
                     print(f"    NOT reported: {', '.join(sorted(missing))}; reported rules: "
@@ -82,11 +86,13 @@ def main() -> None:
         print(f"shrunk cases {label}: {len(got)} cases, median {med:.0f} steps, max {top} "
               f"(target median <= 8, max <= 20: {'met' if med <= 8 and top <= 20 else 'NOT met'})")
     for players in (2, 4):
-        res = campaign(spec, "reference", players, args.games, args.seed)
-        done, total, missing = summary(res.coverage)
-        print(f"coverage, reference, {players} players, {res.games} games: {done}/{total} clause "
-              f"sides exercised" + (f"; not reached: {', '.join(f'{r} {s}' for r, s in missing)}"
-                                    if missing else ""))
+        for positions in (True, False):
+            res = campaign(spec, "reference", players, args.games, args.seed, positions)
+            done, total, missing = summary(res.coverage)
+            print(f"coverage, reference {'with' if positions else 'without'} positions, "
+                  f"{players} players, {res.games} games: {done}/{total} clause sides exercised"
+                  + (f"; not reached: {', '.join(f'{r} {s}' for r, s in missing)}"
+                     if missing else ""))
 
 
 if __name__ == "__main__":
