@@ -18,7 +18,8 @@ from .state import Action, State
 from .vocab import ACTION_KINDS
 
 POSITION_FIELDS = ("table", "defender", "taking", "passed", "out", "bout", "beaten_bouts", "discard")
-SETUP_FIELDS = ("hands", "talon", "trump", "dealer", "attacker", "seed") + POSITION_FIELDS
+MATCH_FIELDS = ("deal", "previous_fool", "previous_winner")
+SETUP_FIELDS = ("hands", "talon", "trump", "dealer", "attacker", "seed") + POSITION_FIELDS + MATCH_FIELDS
 
 
 @dataclass
@@ -29,6 +30,9 @@ class Setup:
     A setup may also describe a position in the middle of a deal (the position fields): the cards
     on the table, the roles, whether the defender has said they take, who has passed, who is out,
     the bout number and how many bouts were beaten off. Without them it is the start of a deal.
+
+    The match fields place the deal in a match (reference_impl/match.py): its number, and the fool
+    and winner of the previous deal, which the start rules read (start.next_deal).
     """
 
     hands: list[list[Card]]
@@ -45,6 +49,9 @@ class Setup:
     bout: int = 1
     beaten_bouts: int = 0
     discard: int | None = None
+    deal_number: int = 1
+    previous_fool: int | None = None
+    previous_winner: int | None = None
 
     @property
     def players(self) -> int:
@@ -77,6 +84,11 @@ class Setup:
             out["beaten_bouts"] = self.beaten_bouts
         if self.discard is not None:
             out["discard"] = self.discard
+        if self.deal_number != 1:
+            out["deal"] = self.deal_number
+        for name in ("previous_fool", "previous_winner"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
         return out
 
     @classmethod
@@ -103,7 +115,7 @@ class Setup:
             raise SetupError(str(exc)) from None
         players = len(hands)
         dealer = data.get("dealer", players - 1)
-        for name in ("dealer", "attacker", "defender"):
+        for name in ("dealer", "attacker", "defender", "previous_fool", "previous_winner"):
             seat = dealer if name == "dealer" else data.get(name)
             if seat is not None:
                 _check_seat(seat, players, name)
@@ -116,7 +128,7 @@ class Setup:
                 _check_seat(seat, players, f"{name}[{i}]")
             seats[name] = sorted(set(value))
         counts = {}
-        for name, low in (("bout", 1), ("beaten_bouts", 0), ("discard", 0)):
+        for name, low in (("bout", 1), ("beaten_bouts", 0), ("discard", 0), ("deal", 1)):
             value = data.get(name)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < low):
                 raise SetupError(f"must be a whole number of at least {low}, not {value!r}", name)
@@ -127,7 +139,9 @@ class Setup:
         setup = cls(hands, talon, trump, dealer, data.get("attacker"), table=table,
                     defender=data.get("defender"), taking=taking, passed=seats["passed"],
                     out=seats["out"], bout=counts["bout"] or 1,
-                    beaten_bouts=counts["beaten_bouts"] or 0, discard=counts["discard"])
+                    beaten_bouts=counts["beaten_bouts"] or 0, discard=counts["discard"],
+                    deal_number=counts["deal"] or 1, previous_fool=data.get("previous_fool"),
+                    previous_winner=data.get("previous_winner"))
         setup.validate(deck, limits)
         return setup
 
@@ -166,8 +180,10 @@ class Setup:
 
 
     @classmethod
-    def deal(cls, ruleset: Ruleset, players: int, seed: int) -> "Setup":
-        """Shuffle with `seed` and deal per deck.deal and deck.trump (spec/rules/deck.yaml)."""
+    def deal(cls, ruleset: Ruleset, players: int, seed: int, dealer: int | None = None,
+             **match) -> "Setup":
+        """Shuffle with `seed` and deal per deck.deal and deck.trump (spec/rules/deck.yaml), by
+        `dealer` (default: the last seat); `match` holds the match fields (MATCH_FIELDS)."""
         lo, hi = ruleset.player_limits
         if not isinstance(players, int) or not lo <= players <= hi:
             raise SetupError(f"{players} players; this deck is for {lo} to {hi}", "players")
@@ -179,12 +195,13 @@ class Setup:
         if size * players > len(deck):
             raise SetupError(f"can't deal {size} cards to {players} players from {len(deck)} cards",
                              "players")
-        dealer = players - 1
+        dealer = players - 1 if dealer is None else dealer
+        _check_seat(dealer, players, "dealer")
         # One card at a time from the dealer's left: seat j gets every players-th card.
         hands = [deck[(j - dealer - 1) % players:size * players:players] for j in range(players)]
         talon = deck[size * players:]
         trump = talon[-1] if talon else deck[size * players - 1]
-        setup = cls(hands, talon, trump, dealer)
+        setup = cls(hands, talon, trump, dealer, **match)
         setup.seed = seed
         return setup
 
@@ -266,6 +283,10 @@ class Game:
         s.transferer, s.steps = None, 0
         s.team, s.team_play = self.ruleset.seating(n)
         s.emptied, s.losers, s.places = [-1] * n, None, None
+        s.last_table, s.last_taken = [], False
+        s.deal_number, s.after_a_loss = setup.deal_number, setup.previous_fool is not None
+        s.previous_fool = setup.dealer if setup.previous_fool is None else setup.previous_fool
+        s.previous_winner = setup.dealer if setup.previous_winner is None else setup.previous_winner
         s.hand_size = self.ruleset.hand_size_fn(s)
         s.attacker = s.defender = 0
         s.attacker = setup.attacker if setup.attacker is not None else self._decide(s, "first_attacker")

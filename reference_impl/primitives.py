@@ -83,10 +83,12 @@ def transferer_attacks(g, s, a):
 def discard_table(g, s, a):
     _move_table(s, s.discard)
     s.beaten_bouts += 1
+    s.last_taken = False
 
 
 def defender_picks_up(g, s, a):
     _move_table(s, s.hands[s.defender])
+    s.last_taken = True
 
 
 def _move_table(s, dest):
@@ -95,6 +97,7 @@ def _move_table(s, dest):
         dest.append(attack)
         if cover is not None:
             dest.append(cover)
+    s.last_table = s.table  # the last bout's pairs, kept for scoring (epaulettes)
     s.table = []
     s.unbeaten = 0
     s.added_since_answer = 0

@@ -35,6 +35,10 @@ DECISION_TYPES = {
     "fool": SEAT + "?", "transfer_defender": SEAT + "?", "loser": BOOL, "place_key": INT,
 }
 SEAT_DECISIONS = {"drawer", "draw_key", "out", "loser", "place_key"}
+# Decisions of the match layer (reference_impl/match.py), made after a deal over vocab.MATCH.
+MATCH_DECISION_TYPES = {"deal_score": INT, "deal_epaulettes": INT, "winner": SEAT + "?",
+                        "next_dealer": SEAT + "?", "match_over": BOOL, "match_key": INT}
+MATCH_SEAT_DECISIONS = {"deal_score", "deal_epaulettes", "match_key"}
 # Decisions checked after every step, in this order; each starts the flow event of its name.
 BOUT_ENDS = ("bout_beaten_off", "bout_taken")
 MAX_SETTLE = 1000  # bout ends in a row before the interpreter gives up
@@ -72,6 +76,7 @@ class Ruleset:
         self.legality: dict[str, list[CompiledRule]] = {k: [] for k in vocab.ACTION_KINDS}
         self.order: dict[str, CompiledRule] = {}
         self.decisions: dict[str, CompiledRule] = {}
+        self.match_decisions: dict[str, CompiledRule] = {}  # over vocab.MATCH, see match.py
         self.invariants: list[tuple[dict, Clause]] = []
         self.flow: dict[str, list[tuple[object, object]]] = {}  # event -> [(primitive, when)]
         self.events: dict[str, object] = {}  # event -> generated fn(game, state, action), see _fuse
@@ -83,6 +88,7 @@ class Ruleset:
         self.hand_size_fn, self.hand_size_src = hand_size.fn, hand_size.src
         # decision -> its compiled fn(state, seat), shared by every game of this ruleset
         self.decide_fns = {name: cr.clause.fn for name, cr in self.decisions.items()}
+        self.match_fns = {name: cr.clause.fn for name, cr in self.match_decisions.items()}
         self.legal_fn, self.passes_fn = self._fuse()  # also sets settle_fn and draw_order_fn
 
     def seating(self, n: int) -> tuple[tuple[int, ...], bool]:
@@ -145,8 +151,9 @@ class Ruleset:
                         bool(deck.jokers), tuple(deck.suits) + tuple(deck.joker_suits),
                         vocab.deck_constants(deck))
 
-    def _env(self, names: dict[str, Name]) -> Env:
-        return Env(dict(vocab.STATE), self.options, dict(self.spec.definitions), dict(names),
+    def _env(self, names: dict[str, Name], table=None) -> Env:
+        return Env(dict(vocab.STATE if table is None else table), self.options,
+                   dict(self.spec.definitions), dict(names),
                    option_values={n: o.values for n, o in self.spec.options.items()},
                    literals=self.literals(), kinds=tuple(vocab.ACTION_KINDS))
 
@@ -155,10 +162,10 @@ class Ruleset:
         `names` (e.g. the action's seat and card), for compiling spec clauses elsewhere."""
         return self._env(names or {})
 
-    def _compile_text(self, text, file, path, want, names=None, params=()) -> Clause:
+    def _compile_text(self, text, file, path, want, names=None, params=(), table=None) -> Clause:
         key = ("clause", text, file, path, want, tuple(sorted(names or {})), params,
-               self._read_key(text))
-        return self._memo(key, lambda: Compiler(self._env(names or {}), file, path).compile(
+               table is vocab.MATCH, self._read_key(text))
+        return self._memo(key, lambda: Compiler(self._env(names or {}, table), file, path).compile(
             text, want, params))
 
     # -- sharing compiled pieces between rulesets of one spec --------------------------------
@@ -235,6 +242,16 @@ class Ruleset:
                                            names, ACTION_PARAMS)
                     for kind in rule.applies_to:
                         self.legality[kind].append(CompiledRule(rule, c))
+            elif rule.decides in MATCH_DECISION_TYPES:
+                names = vocab.SEAT_CLAUSE if rule.decides in MATCH_SEAT_DECISIONS else {}
+                if rule.decides in self.match_decisions:
+                    other = self.match_decisions[rule.decides].rule
+                    raise SpecError(f"both {other.id} and {rule.id} decide {rule.decides} "
+                                    f"under preset {self.preset}", rule.file, f"{rule.path}.decides")
+                c = self._compile_text(rule.clause, rule.file, f"{rule.path}.clause",
+                                       MATCH_DECISION_TYPES[rule.decides], names, ("seat",),
+                                       vocab.MATCH)
+                self.match_decisions[rule.decides] = CompiledRule(rule, c)
             elif rule.decides:
                 names = vocab.SEAT_CLAUSE if rule.decides in SEAT_DECISIONS else {}
                 if rule.decides in self.decisions:
@@ -244,7 +261,8 @@ class Ruleset:
                 c = self._compile_text(rule.clause, rule.file, f"{rule.path}.clause",
                                        DECISION_TYPES[rule.decides], names, ("seat",))
                 self.decisions[rule.decides] = CompiledRule(rule, c)
-        missing = sorted(set(DECISION_TYPES) - set(self.decisions))
+        missing = sorted(set(DECISION_TYPES) - set(self.decisions)) + sorted(
+            set(MATCH_DECISION_TYPES) - set(self.match_decisions))
         if missing:
             raise SpecError(f"no active rule decides {', '.join(missing)} under preset "
                             f"{self.preset}; add a rule with `decides:`")
@@ -253,8 +271,9 @@ class Ruleset:
         file = str(self.spec.root / "invariants.yaml")
         for i, inv in enumerate(self.spec.invariants):
             names = vocab.INVARIANT_ACTION if inv["scope"] == "action" else {}
+            table = vocab.MATCH if inv["scope"] == "deal_end" else None
             c = self._compile_text(inv["clause"], file, f"invariants[{i}].clause", BOOL, names,
-                                   ("seat", "kind"))
+                                   ("seat", "kind"), table)
             self.invariants.append((inv, c))
 
     def _compile_flow(self) -> None:

@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 
 from .game import Game
+from .match import Match
 from .ruleset import Ruleset
 
 STEP_LIMIT = 5000  # games of 3+ players may cycle forever through takes (catalogue R40)
@@ -70,4 +71,57 @@ def simulate(ruleset: Ruleset, players: int, games: int, seed: int, check: bool 
         if report.violations:
             break
     report.seconds = time.perf_counter() - start
+    return report
+
+
+@dataclass
+class MatchReport:
+    """One random match: its deals, and whatever went wrong."""
+
+    match: Match
+    seed: int
+    steps: int = 0
+    violations: list = field(default_factory=list)  # (deal number, step, invariant id, action)
+    stopped: str = ""  # why the match stopped before its end rule ended it
+
+
+def play_random_match(ruleset: Ruleset, players: int, seed: int, max_deals: int = 500,
+                      check: bool = True) -> MatchReport:
+    """Play a match of random legal deals: deal k is shuffled with a seed drawn from `seed`. With
+    `check`, every state and action invariant is checked at every step and the deal_end
+    invariants after every deal."""
+    match = Match(ruleset, players)
+    report = MatchReport(match, seed)
+    rng = random.Random(seed)
+    while not match.over:
+        if len(match.deals) >= max_deals:
+            report.stopped = f"the match had not ended after {max_deals} deals"
+            break
+        deal_seed = rng.randrange(2**31)
+        game = match.deal(deal_seed)
+        sub = SimulationReport()
+        choice = random.Random(deal_seed).choice
+        while not game.is_terminal() and game.state.steps < STEP_LIMIT:
+            action = choice(game.legal_actions())
+            if check:
+                for inv in game.check_invariants("action", action):
+                    sub.violations.append((match.number, game.state.steps, inv, str(action)))
+            game.apply_action(action)
+            if check:
+                for inv in game.check_invariants("state"):
+                    sub.violations.append((match.number, game.state.steps, inv, str(action)))
+            if sub.violations:
+                break
+        report.steps += game.state.steps
+        if sub.violations:
+            report.violations += sub.violations
+            break
+        if not game.is_terminal():
+            report.stopped = f"deal {match.number} (seed {deal_seed}) did not end in {STEP_LIMIT} steps"
+            break
+        result = match.record(game)
+        if check and result.failed:
+            report.violations += [(result.number, game.state.steps, inv, "end of deal")
+                                  for inv in result.failed]
+            break
     return report

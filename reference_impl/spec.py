@@ -87,6 +87,23 @@ class Spec:
             self._decks[key] = deck
         return deck
 
+    def deal_twin(self, preset: str, players: int | None = None) -> str | None:
+        """The first preset listed before `preset` that plays every deal exactly as it does (only
+        options of the group `match` differ: scoring and the end of a match), or None. With
+        `players`, at that player count only: where neither seats teams, `teams` may differ."""
+        def deal_options(p):
+            rs = self.ruleset(p)
+            alone = players is not None and not rs.seating(players)[1]
+            return {n: v for n, v in rs.options.items()
+                    if self.options[n].group != "match" and not (alone and n == "teams")}
+        mine = deal_options(preset)
+        for other in self.presets:
+            if other == preset:
+                return None
+            if deal_options(other) == mine:
+                return other
+        return None
+
 
 @lru_cache(maxsize=None)
 def _schema(name: str) -> dict:

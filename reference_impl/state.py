@@ -68,7 +68,8 @@ class State:
         "table_ranks", "attack_ranks", "can_throw", "any_throw", "finished", "fool",
         "last_attacker", "last_defender", "drew", "after_draw", "short_after_draw",
         "transferer", "hand_size", "steps", "added_since_answer", "last_adder", "team",
-        "team_play", "emptied", "losers", "places",
+        "team_play", "emptied", "losers", "places", "deal_number", "after_a_loss", "previous_fool",
+        "previous_winner", "last_table", "last_taken",
     )
 
     def clone(self) -> "State":
@@ -95,6 +96,16 @@ class State:
             if not out[nxt]:
                 return nxt
             nxt = (nxt + 1) % n
+        return seat
+
+    def right_of(self, seat: int) -> int:
+        """The next seat counterclockwise that is not out (the seat itself if everyone else is)."""
+        n, out = self.n, self.out
+        nxt = (seat - 1) % n
+        while nxt != seat:
+            if not out[nxt]:
+                return nxt
+            nxt = (nxt - 1) % n
         return seat
 
     def next_opponent(self, seat: int) -> int:

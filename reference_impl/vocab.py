@@ -71,6 +71,50 @@ STATE = {
     "fool": Name(SEAT + "?", "s.fool", doc="the fool of the finished deal, or None"),
     "finish_place": Name(INT, "s.finish_place({0})", (SEAT,),
                          doc="1 for the first player out, 2 for the second, ...; 0 while in the game"),
+    "right": Name(SEAT, "s.right_of({0})", (SEAT,),
+                  doc="the next player in the game counterclockwise (to the right)"),
+    # the match this deal belongs to (reference_impl/match.py; 1 and no previous deal otherwise)
+    "deal_number": Name(INT, "s.deal_number", doc="1 for the first deal of a match, then 2, ..."),
+    "after_a_loss": Name(BOOL, "s.after_a_loss",
+                         doc="this deal follows a deal of the same match that somebody lost"),
+    "previous_fool": Name(SEAT, "s.previous_fool",
+                          doc="the fool of the previous deal (the dealer when there was none)"),
+    "previous_winner": Name(SEAT, "s.previous_winner",
+                            doc="the winner of the previous deal (the dealer when there was none)"),
+}
+
+# The match vocabulary: what the match rules (spec/rules/match.yaml, scoring.yaml) and the deal_end
+# invariants read about a finished deal and the tallies, over a match.MatchView `s`.
+MATCH = {
+    "players": STATE["players"],
+    "deal_number": Name(INT, "s.deal_number", doc="the number of the deal just played, from 1"),
+    "dealer": Name(SEAT, "s.dealer", doc="the dealer of the deal just played"),
+    "fool": Name(SEAT + "?", "s.fool", doc="the fool of the deal, or None after a draw"),
+    "loses": Name(BOOL, "s.losers[{0}]", (SEAT,), doc="the player lost the deal (end.losers)"),
+    "place": Name(INT, "s.places[{0}]", (SEAT,),
+                  doc="the player's place in the deal's finishing order, from 1 (end.standing)"),
+    "team_play": STATE["team_play"], "team": STATE["team"], "teammate": STATE["teammate"],
+    "left": Name(SEAT, "(({0}) + 1) % s.n", (SEAT,), doc="the player to the left"),
+    "right": Name(SEAT, "(({0}) - 1) % s.n", (SEAT,), doc="the player to the right"),
+    "final_defender": Name(SEAT, "s.final_defender", doc="the defender of the deal's final bout"),
+    "final_taken": Name(BOOL, "s.final_taken", doc="the final bout ended with the defender taking"),
+    "final_attack_count": Name(INT, "s.final_attack_count",
+                               doc="attack cards of the final bout"),
+    "final_attack_rank": Name(INT + "?", "s.final_attack_rank",
+                              doc="the rank every attack card of the final bout has, as its place "
+                                  "in the deck's ranks from 0 (rank_index); None if they differ"),
+    "final_attack_plain": Name(BOOL, "s.final_attack_plain",
+                               doc="an attack card of the final bout is not a trump"),
+    "rank_index": Name(INT, "s.rank_index({0})", (STR,),
+                       doc="a rank's place in the deck's ranks, lowest 0: rank_index('6')"),
+    "score": Name(INT, "s.score[{0}]", (SEAT,),
+                 doc="the player's score: before this deal in deal_score, after it elsewhere"),
+    "epaulettes": Name(INT, "s.epaulettes[{0}]", (SEAT,),
+                       doc="epaulettes the player has received, this deal's included"),
+    "deal_score": Name(INT, "s.deal_score[{0}]", (SEAT,), doc="what the player scored in this deal"),
+    "deal_epaulettes": Name(INT, "s.deal_epaulettes[{0}]", (SEAT,),
+                            doc="epaulettes the player received in this deal"),
+    "next_dealer": Name(SEAT, "s.next_dealer", doc="the dealer of the next deal"),
 }
 
 # Facts of the variant's deck, constant for a ruleset (folded where a clause uses them).

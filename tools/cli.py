@@ -18,6 +18,7 @@ from durak_spec.tools.check import check_command
 from durak_spec.tools.fuzz import fuzz_command
 from durak_spec.tools.judge.command import judge_command
 from durak_spec.tools.lint.command import lint_command
+from durak_spec.tools.match import match_command
 from durak_spec.tools.play import deal, replay, simulate
 from durak_spec.tools.rules import rules, variants
 from durak_spec.tools.verify.command import verify_command
@@ -36,7 +37,7 @@ def cli(ctx, spec_dir):
 
 
 for command in (rules, variants, simulate, deal, replay, check_command, cases_group, fuzz_command,
-                judge_command, verify_command, lint_command):
+                judge_command, verify_command, lint_command, match_command):
     cli.add_command(command)
 
 

@@ -58,7 +58,7 @@ def to_json(spec: Spec, position: Position, rulings: list[Ruling],
                       for role, rule in r.rules],
             "options": [{"name": n, "value": v, "origin": o} for n, v, o in r.options],
             "outcome": r.outcome, "legal_actions": r.legal_actions, "notes": r.notes,
-            "disputes": disputes})
+            "scoring": r.scoring, "disputes": disputes})
     differences = None
     if diff is not None:
         differences = {"verdicts_differ": diff.verdicts_differ, "groups": diff.groups,
@@ -119,6 +119,7 @@ def to_text(spec: Spec, position: Position, rulings: list[Ruling],
             f"Legal actions under {r.variant}: "
         lines.append(head + _verdict(r))
         lines += [f"  note: {n}" for n in r.notes]
+        lines += _scoring_text(r)
         lines += _rules_text(r.rules, tags)
         if r.options:
             lines += ["", "Options read"]
@@ -137,11 +138,14 @@ def to_text(spec: Spec, position: Position, rulings: list[Ruling],
         for n, names in notes.items():
             who = "every variant" if len(names) == len(rulings) else ", ".join(names)
             lines.append(_wrap(f"note ({who}): {n}", 2))
+        for r in rulings:
+            lines += [line.replace("Scoring", f"Scoring under {r.variant}", 1)
+                      for line in _scoring_text(r)]
         lines += _differences_text(spec, rulings, diff)
         seen, rules = set(), []
         for r in rulings:
             for role, rule in r.rules:
-                if role in ("forbids", "settles", "then") and rule.id not in seen:
+                if role in ("forbids", "settles", "then", "scores") and rule.id not in seen:
                     seen.add(rule.id)
                     rules.append((role, rule))
         lines += _rules_text(rules, tags)
@@ -153,6 +157,22 @@ def to_text(spec: Spec, position: Position, rulings: list[Ruling],
             lines.append(f"  [{tag}] {src['title']}, {who}, {src['date']}. "
                          f"{src.get('url') or src.get('revision', '')}".rstrip())
     return "\n".join(lines)
+
+
+def _scoring_text(r: Ruling) -> list[str]:
+    """A finished deal's scoring, as the first deal of a match (match.py)."""
+    sc = r.scoring
+    if not sc:
+        return []
+    order = sorted(range(len(sc["places"])), key=lambda x: sc["places"][x])
+    losers = ", ".join(map(str, sc["losers"])) or "nobody (a draw)"
+    text = (f"Scoring (as the first deal of a match): finishing order {' '.join(map(str, order))}; "
+            f"losers {losers}; each seat scores {' '.join(map(str, sc['scores']))}")
+    if any(sc["epaulettes"]):
+        text += "; epaulettes " + ", ".join(f"seat {s}: {e}" for s, e in enumerate(sc["epaulettes"])
+                                           if e)
+    text += f"; seat {sc['next_dealer']} deals next"
+    return [_wrap(text, 2)]
 
 
 def _rules_text(rules, tags: list[str]) -> list[str]:

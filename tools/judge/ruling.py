@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from durak_spec.reference_impl.errors import DurakError, SetupError, suggest
 from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.match import score_deal
 from durak_spec.reference_impl.model import options_read, rule_options, value_text
 from durak_spec.reference_impl.notation import action_text, parse_action
 from durak_spec.reference_impl.spec import Rule, Spec
@@ -53,6 +54,7 @@ class Ruling:
     notes: list[str] = field(default_factory=list)
     option_values: dict = field(default_factory=dict)  # every option, resolved
     option_origins: dict = field(default_factory=dict)  # default, preset NAME or override
+    scoring: dict | None = None  # a finished deal scored as the first deal of a match
 
     @property
     def forbidding_rule(self) -> str | None:
@@ -155,6 +157,8 @@ def rule_variant(spec: Spec, ruleset, position: Position, action: Action | None 
         ruling.notes.append(f"nobody may act in the position as given, so its bout ends at once "
                             f"({settled.id}); the legal actions listed are those after that")
     ruling.legal_actions = [action_text(a) for a in game.legal_actions()]
+    if action is None and game.is_terminal():
+        ruling.scoring = score_deal(ruleset, game).to_json()
     consulted: list[str] = []
     if action is not None:
         act = action
@@ -173,6 +177,10 @@ def rule_variant(spec: Spec, ruleset, position: Position, action: Action | None 
             ruling.outcome, events = _outcome(state, after.full_state())
             ruling.rules += [("then", ruleset.decisions[d].rule)
                              for d in _decisions(state, ruling.outcome)]
+            if after.is_terminal():
+                ruling.scoring = score_deal(ruleset, after).to_json()
+                ruling.rules += [("scores", ruleset.match_decisions[d].rule)
+                                 for d in ("deal_score", "deal_epaulettes", "next_dealer")]
             consulted += _flow_options(spec, [act.kind] + events)
         else:
             rule_id, ruling.reason = _explain(_as_given(ruleset, setup) if settled else game, act,

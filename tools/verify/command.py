@@ -31,6 +31,7 @@ from durak_spec.tools.verify.cases import (
 )
 from durak_spec.tools.verify.equiv import render_equivalences
 from durak_spec.tools.verify.invariants import LEMMAS, STEPS
+from durak_spec.tools.verify.match import render_matches
 from durak_spec.tools.verify.presets import render_presets
 from durak_spec.tools.verify.run import verify_preset
 
@@ -54,9 +55,18 @@ def _player_range(ruleset, players):
     return sorted(set(players))
 
 
+def _counts(spec, preset, overrides, players, presets):
+    """The player counts to prove `preset` at: those where no earlier preset checked in this run
+    plays its deals exactly as it does (Spec.deal_twin)."""
+    counts = _player_range(spec.ruleset(preset, overrides), players)
+    return [n for n in counts if spec.deal_twin(preset, n) not in presets] or counts
+
+
 def _run_all(spec, presets, overrides, players, depth, jobs, equivalences, progress=None):
-    args = [(str(spec.root), p, overrides, _player_range(spec.ruleset(p, overrides), players), depth,
-             equivalences) for p in presets]
+    twins = {p: spec.deal_twin(p) for p in presets}
+    args = [(str(spec.root), p, overrides, _counts(spec, p, overrides, players, presets), depth,
+             equivalences, LEMMAS, twins[p] if twins[p] in presets else None,
+             _player_range(spec.ruleset(p, overrides), players)) for p in presets]
     if progress is not None:
         progress.set_total(len(args))
     if jobs > 1 and len(args) > 1:
@@ -150,6 +160,8 @@ def verify_command(ctx, variants, options, only, players, depth, cases_dir, writ
         raise UserError(str(exc)) from None
     if only is not None:
         ids = [inv["id"] for inv in spec.invariants] + [lem.id for lem in LEMMAS]
+        if only in [inv["id"] for inv in spec.invariants if inv["scope"] == "deal_end"]:
+            pass  # a match invariant: shown in the match table
         if only not in ids:
             raise UserError(f"--invariant: unknown invariant {only!r}.{suggest(only, ids)}")
     console = Console(highlight=False, soft_wrap=False, width=max(120, Console().width))
@@ -163,7 +175,17 @@ def verify_command(ctx, variants, options, only, players, depth, cases_dir, writ
         raise UserError(f"durak verify: {exc}") from None
     root = cases_dir or default_cases_dir()
     for report in reports:
+        if report.twin is not None:
+            console.print(f"{report.preset}: plays every deal as {report.twin} does (only its "
+                          f"match options differ): {report.twin}'s deal proofs are its own",
+                          highlight=False)
+            continue
         render_presets(console, report)
+        others = sorted(set(report.match.players) - set(report.players))
+        if others:
+            console.print(f"{report.preset}: at {', '.join(map(str, others))} players it plays "
+                          f"every deal as {spec.deal_twin(report.preset, others[0])} does, whose "
+                          "proofs are its own there", highlight=False)
         failures += len(report.problems)
         render(console, report, only)
         for pid, _, _ in report.props:  # this run's counterexamples replace the last run's
@@ -183,6 +205,7 @@ def verify_command(ctx, variants, options, only, players, depth, cases_dir, writ
         if report.equivalences:
             render_equivalences(console, report.equivalences)
             failures += sum(1 for f in report.equivalences if f.agrees is False)
+    failures += render_matches(console, reports, only)
     if write_boundary:
         written, skipped = write_boundary_cases(spec, presets, root)
         console.print(f"boundary cases: {len(written)} written under "

@@ -18,6 +18,7 @@ from durak_spec.tools.verify.cex import (
 )
 from durak_spec.tools.verify.equiv import check_equivalences
 from durak_spec.tools.verify.invariants import LEMMAS, STEPS, properties, run_induction
+from durak_spec.tools.verify.match import verify_match
 from durak_spec.tools.verify.presets import dead_options, deals
 
 RANK = {"counterexample": 3, "bounded": 2, "proved": 1, "never": 0}
@@ -54,14 +55,22 @@ class PresetReport:
     notes: list = field(default_factory=list)
     equivalences: list = field(default_factory=list)
     seconds: float = 0.0
+    twin: str | None = None  # the preset whose deal proofs are this one's (Spec.deal_twin)
+    match: object = None  # match.MatchReport
 
 
 def verify_preset(spec_root, preset: str, overrides: dict, players, depth: int,
-                  equivalences: bool = True, lemmas=LEMMAS) -> PresetReport:
-    """Everything `durak verify` checks for one preset (plain data, for a worker process)."""
+                  equivalences: bool = True, lemmas=LEMMAS, twin: str | None = None,
+                  match_players=None) -> PresetReport:
+    """Everything `durak verify` checks for one preset (plain data, for a worker process). With
+    `twin`, a preset that plays every deal as this one does: only the match rules are checked."""
     spec = load_spec(spec_root)
     ruleset = spec.ruleset(preset, overrides)
     start = time.perf_counter()
+    if twin is not None:
+        return PresetReport(preset, [], {}, list(players), twin=twin,
+                            match=verify_match(ruleset, match_players or players),
+                            seconds=time.perf_counter() - start)
     props = properties(ruleset, lemmas)
     by_id = {p.id: p for p in props}
     cells = {(p.id, s): Cell() for p in props for s in STEPS}
@@ -113,4 +122,5 @@ def verify_preset(spec_root, preset: str, overrides: dict, players, depth: int,
                 cell.merge(n, "bounded", depth=bounded.depth, note=why)
     found = check_equivalences(spec, preset, players, proved) if equivalences and not overrides else []
     return PresetReport(preset, [(p.id, p.title, p.lemma) for p in props], cells, list(players),
-                        deals_made, problems, notes, found, time.perf_counter() - start)
+                        deals_made, problems, notes, found, time.perf_counter() - start,
+                        match=verify_match(ruleset, match_players or players))

@@ -316,8 +316,9 @@ class Machine:
                  zint(f["trump"]) >= -1, zint(f["trump"]) < len(self.plain_suits)]
         facts += [z3.And(zint(p) >= 0, zint(p) <= A - U) for p in f["pairs"]]
         for name in ("attacker", "defender", "opener", "dealer", "last_attacker", "last_defender",
-                     "transferer", "last_adder"):
+                     "transferer", "last_adder", "prev_fool", "prev_winner"):
             facts += [zint(f[name]) >= 0, zint(f[name]) < n]
+        facts.append(zint(f["deal"]) >= 1)
         facts += [zint(f["added"]) >= 0, zint(f["added"]) <= U]
         facts += [z3.Implies(z3.Not(zbool(f["fool_none"])), z3.And(zint(f["fool"]) >= 0, zint(f["fool"]) < n))]
         for i in range(n):
@@ -338,7 +339,9 @@ class Machine:
                  zint(f["last_defender"]) == f["defender"], zint(f["attacker"]) != f["defender"],
                  zint(f["dhs"]) == s.hand_of(f["defender"]) + zint(f["A"]) - f["U"],
                  zint(f["beaten"]) <= zint(f["bout"]) - 1, zint(f["added"]) == f["U"],
-                 zint(f["last_adder"]) == f["attacker"]]
+                 zint(f["last_adder"]) == f["attacker"], zint(f["deal"]) == 1,
+                 z3.Not(zbool(f["after_loss"])), zint(f["prev_fool"]) == f["dealer"],
+                 zint(f["prev_winner"]) == f["dealer"]]
         for i in range(n):
             facts += [zint(f["drew"][i]) == 0, zint(f["after_draw"][i]) == f["hand"][i],
                       z3.Not(zbool(f["short"][i])),
@@ -347,14 +350,16 @@ class Machine:
         return conj(facts)
 
     def dealt(self, s: SymState):
-        """s is the start of a deal as Setup.deal makes it (roles by the start rules)."""
+        """s is the start of a deal as Setup.deal makes it (roles by the start rules), the first
+        of a match or a later one (any dealer, after a lost deal or not)."""
         n, f = self.n, s.f
         size = self.hand_size(s)
         facts = [zint(f["talon"]) == self.deck_size - n * size, zint(f["A"]) == 0, zint(f["U"]) == 0,
                  zint(f["added"]) == 0,
                  zint(f["discard"]) == 0, z3.Not(zbool(f["taking"])), z3.Not(zbool(f["finished"])),
                  zbool(f["fool_none"]), zint(f["bout"]) == 1, zint(f["beaten"]) == 0,
-                 zint(f["dealer"]) == n - 1]
+                 z3.Implies(zint(f["deal"]) == 1, z3.And(zint(f["dealer"]) == n - 1,
+                                                         z3.Not(zbool(f["after_loss"]))))]
         for i in range(n):
             facts += [zint(f["hand"][i]) == size, z3.Not(zbool(f["passed"][i])),
                       z3.Not(zbool(f["out"][i])), zint(f["drew"][i]) == 0,

@@ -34,8 +34,8 @@ from durak_spec.tools.verify.backend.values import (
 
 SCALAR_INTS = ("talon", "A", "U", "discard", "attacker", "defender", "opener", "dealer",
                "last_attacker", "last_defender", "bout", "beaten", "dhs", "trump", "transferer",
-               "fool", "added", "last_adder")
-SCALAR_BOOLS = ("taking", "finished", "fool_none")
+               "fool", "added", "last_adder", "deal", "prev_fool", "prev_winner")
+SCALAR_BOOLS = ("taking", "finished", "fool_none", "after_loss")
 SEAT_INTS = ("hand", "drew", "after_draw")
 SEAT_BOOLS = ("passed", "out", "short")
 RANK_BOOLS = ("table_ranks", "attack_ranks")
@@ -200,6 +200,18 @@ class SymState:
     def teams(self) -> tuple:
         return self.machine.ruleset.seating(self.machine.n)[0]
 
+    def right(self, seat):
+        """The next seat counterclockwise that is not out, or the seat itself (State.right_of)."""
+        seat = simp(seat)
+        n, out = self.machine.n, self.f["out"]
+        if not isinstance(seat, int):
+            return pick([self.right(i) for i in range(n)], seat)
+        result = seat
+        for step in range(n - 1, 0, -1):
+            nxt = (seat - step) % n
+            result = ite(out[nxt], result, nxt)
+        return result
+
     def next_opponent(self, seat):
         """The next seat clockwise that is not out and not a teammate (State.next_opponent)."""
         seat = simp(seat)
@@ -260,6 +272,8 @@ class SymState:
             return pick(self.can_throw, x)
         if name == "team":
             return pick(list(self.teams), x)
+        if name == "right":
+            return self.right(x)
         if name == "next_opponent":
             return self.next_opponent(x)
         if name == "team_out":
@@ -312,11 +326,15 @@ _VALUES = {
     "team_play": lambda s, f: s.machine.ruleset.seating(s.machine.n)[1],
     "teams_in_game": lambda s, f: s.teams_in_game(),
     "fool": lambda s, f: Opt(f["fool"], f["fool_none"]),
+    "deal_number": lambda s, f: f["deal"],
+    "after_a_loss": lambda s, f: f["after_loss"],
+    "previous_fool": lambda s, f: f["prev_fool"],
+    "previous_winner": lambda s, f: f["prev_winner"],
 }
 VALUE_NAMES = set(_VALUES) | {"any_throw"}
 CALL_NAMES = {"hand", "left", "cw", "is_out", "passed", "has_throw", "lowest_rank", "drew",
               "hand_after_draw", "short_after_draw", "team", "teammate", "next_opponent",
-              "team_out", "finish_place"}
+              "team_out", "finish_place", "right"}
 
 
 def ite_state(c, a: SymState, b: SymState) -> SymState:
@@ -347,6 +365,8 @@ def concrete(machine, s) -> SymState:
         "transferer": s.transferer if s.transferer is not None else 0,
         "fool": s.fool if s.fool is not None else 0, "fool_none": s.fool is None,
         "added": s.added_since_answer, "last_adder": s.last_adder,
+        "deal": s.deal_number, "prev_fool": s.previous_fool, "prev_winner": s.previous_winner,
+        "after_loss": s.after_a_loss,
         "taking": s.taking, "finished": s.finished,
         "hand": [len(h) for h in s.hands], "drew": list(s.drew), "after_draw": list(s.after_draw),
         "passed": list(s.passed), "out": list(s.out), "short": list(s.short_after_draw),

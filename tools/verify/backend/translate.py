@@ -134,7 +134,7 @@ class Translator:
             return V(value, t)
         if n in self.definitions:
             return self._inline(n, None)
-        entry = vocab.STATE.get(n)
+        entry = getattr(self.state, "vocab", vocab.STATE).get(n)
         if entry is None or entry.args is not None:
             raise Untranslatable(f"the name {n!r}")
         return V(self.state.value(n), entry.type)
@@ -273,7 +273,7 @@ class Translator:
                 v = self._literal(self.tr(arg), want)
                 bound[pname] = V(v.value, want)
             return self._inline(fname, bound)
-        entry = vocab.STATE[fname]
+        entry = getattr(self.state, "vocab", vocab.STATE)[fname]
         args = [self.tr(a).value for a in node.args]
         return V(self.state.call(fname, args), entry.type)
 
