@@ -54,10 +54,7 @@ class MatchView:
     __slots__ = ("n", "deal_number", "dealer", "fool", "losers", "places", "team", "team_play",
                  "final_defender", "final_taken", "final_attack_count", "final_attack_rank",
                  "final_attack_plain", "score", "epaulettes", "deal_score", "deal_epaulettes",
-                 "next_dealer", "ranks")
-
-    def rank_index(self, rank: str) -> int:
-        return self.ranks.index(rank)
+                 "next_dealer")
 
 
 def _final_attack(game: Game) -> tuple[int, int | None, bool]:
@@ -77,7 +74,6 @@ def tally_view(ruleset: Ruleset, players: int, totals, epaulette_totals) -> Matc
     v.team, v.team_play = ruleset.seating(players)
     v.score, v.epaulettes = list(totals), list(epaulette_totals)
     v.deal_score = v.deal_epaulettes = [0] * players
-    v.ranks = list(ruleset.deck.ranks)
     return v
 
 

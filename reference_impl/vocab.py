@@ -101,12 +101,13 @@ MATCH = {
     "final_attack_count": Name(INT, "s.final_attack_count",
                                doc="attack cards of the final bout"),
     "final_attack_rank": Name(INT + "?", "s.final_attack_rank",
-                              doc="the rank every attack card of the final bout has, as its place "
-                                  "in the deck's ranks from 0 (rank_index); None if they differ"),
+                              doc="the rank every attack card of the final bout has, as its "
+                                  "strength index (rank_index); None if they differ"),
     "final_attack_plain": Name(BOOL, "s.final_attack_plain",
                                doc="an attack card of the final bout is not a trump"),
-    "rank_index": Name(INT, "s.rank_index({0})", (STR,),
-                       doc="a rank's place in the deck's ranks, lowest 0: rank_index('6')"),
+    "rank_index": Name(INT, "({0})", (RANK,),
+                       doc="a rank's strength index as a number, the deck's lowest rank 0: "
+                           "rank_index('6')"),
     "score": Name(INT, "s.score[{0}]", (SEAT,),
                  doc="the player's score: before this deal in deal_score, after it elsewhere"),
     "epaulettes": Name(INT, "s.epaulettes[{0}]", (SEAT,),

@@ -11,7 +11,14 @@ import click
 
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.simulate import play_random_match
-from durak_spec.tools.common import UserError, _load, _parse_options
+from durak_spec.tools.common import (
+    EXIT_FINDINGS,
+    EXIT_TOO_LITTLE,
+    ProgressReport,
+    UserError,
+    _load,
+    _parse_options,
+)
 
 
 def _ruleset(spec, variant, options, deals):
@@ -70,55 +77,72 @@ def render_text(report, variant: str, players: int) -> list[str]:
 
 
 @click.command("match")
-@click.option("--variant", default="podkidnoy", show_default=True,
-              help="Preset: its deal rules and its match rules (scoring, match end).")
+@click.option("--variant", "variants", multiple=True, metavar="NAME",
+              help="Preset to play, with its deal rules and its match rules (scoring, match end); "
+                   "repeatable, default podkidnoy.")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
-              help="Override an option (repeatable), e.g. match_target=8.")
-@click.option("--players", type=int, default=3, show_default=True, help="Number of players.")
+              help="Override an option of each preset (repeatable), e.g. match_target=8.")
+@click.option("--players", type=int, multiple=True,
+              help="Player count (repeatable; default 3). One run per preset and count.")
 @click.option("--deals", type=int, default=None,
-              help="Play a match of this many deals (sets match_end=deals and match_deals).")
+              help="Play matches of this many deals (sets match_end=deals and match_deals).")
 @click.option("--matches", type=click.IntRange(min=1), default=1, show_default=True,
-              help="How many matches to play (match i uses seed SEED + i).")
+              help="Matches per run (match i uses seed SEED + i).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the first match.")
 @click.option("--max-deals", type=click.IntRange(min=1), default=500, show_default=True,
               help="Stop a match that has not ended after this many deals.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Score tables as text, or every deal's result as JSON.")
-@click.option("-q", "--quiet", is_flag=True, help="Print only the one-line summary.")
+              show_default=True, help="Score tables for people, every deal's result as JSON.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No score tables, progress bar or status lines: the summary only.")
 @click.pass_context
-def match_command(ctx, variant, options, players, deals, matches, seed, max_deals, fmt, quiet):
+def match_command(ctx, variants, options, players, deals, matches, seed, max_deals, fmt, quiet):
     """Play random matches on the reference, check every invariant, print a score table per deal."""
     spec = _load(ctx)
-    rs = _ruleset(spec, variant, options, deals)
-    reports = []
-    for i in range(matches):
-        try:
-            report = play_random_match(rs, players, seed + i, max_deals)
-        except DurakError as exc:
-            raise UserError(str(exc)) from None
-        reports.append(report)
-        if fmt == "text" and not quiet:
-            click.echo("\n".join(render_text(report, variant, players)))
-            click.echo()
-        if report.violations:
+    runs = [(v, n) for v in variants or ("podkidnoy",) for n in players or (3,)]
+    rulesets = {v: _ruleset(spec, v, options, deals) for v, _ in runs}
+    out, violations = [], []
+    for variant, n in runs:
+        reports = []
+        with ProgressReport(f"match {variant}, {n} players", matches, "matches",
+                            quiet=quiet or fmt == "json", failures="violations") as progress:
+            for i in range(matches):
+                try:
+                    report = play_random_match(rulesets[variant], n, seed + i, max_deals)
+                except DurakError as exc:
+                    raise UserError(str(exc)) from None
+                reports.append(report)
+                progress.advance(failures=len(report.violations))
+                if report.violations:
+                    break
+        out.append((variant, n, reports))
+        violations += [(variant, n, r.seed, v) for r in reports for v in r.violations]
+        if violations:
             break
-    violations = [(r.seed, v) for r in reports for v in r.violations]
     if fmt == "json":
-        click.echo(json.dumps({"variant": variant, "players": players, "matches": [
+        click.echo(json.dumps([{"variant": variant, "players": n, "matches": [
             {"seed": r.seed, "deals": [d.to_json() for d in r.match.deals], "over": r.match.over,
              "standings": [{"place": p, "seat": s, "score": k} for p, s, k in r.match.standings()],
              "stopped": r.stopped or None,
              "violations": [{"deal": d, "step": st, "invariant": inv, "action": a}
-                            for d, st, inv, a in r.violations]} for r in reports]}, indent=2))
+                            for d, st, inv, a in r.violations]} for r in reports]}
+            for variant, n, reports in out], indent=2))
     else:
-        total = sum(len(r.match.deals) for r in reports)
-        ended = sum(1 for r in reports if r.match.over)
-        click.echo(f"{len(reports)} match(es) of {variant}, {players} players: {ended} ended by "
-                   f"their end rule, {total} deals, {sum(r.steps for r in reports)} steps, "
-                   "invariants checked every step and every deal")
+        for variant, n, reports in out:
+            if not quiet:
+                for report in reports:
+                    click.echo("\n".join(render_text(report, variant, n)))
+                    click.echo()
+            total = sum(len(r.match.deals) for r in reports)
+            ended = sum(1 for r in reports if r.match.over)
+            click.echo(f"{len(reports)} match(es) of {variant}, {n} players: {ended} ended by "
+                       f"their end rule, {total} deals, {sum(r.steps for r in reports)} steps, "
+                       "invariants checked every step and every deal")
     if violations:
-        match_seed, (deal, step, inv, action) = violations[0]
+        variant, n, match_seed, (deal, step, inv, action) = violations[0]
         click.echo(f"invariant {inv} fails in match seed {match_seed}, deal {deal}, after step "
                    f"{step} ({action}); reproduce: durak match --variant {variant} --players "
-                   f"{players} --seed {match_seed}", err=True)
-        sys.exit(1)
+                   f"{n} --seed {match_seed}", err=True)
+        sys.exit(EXIT_FINDINGS)
+    if any(r.stopped for _, _, reports in out for r in reports):
+        sys.exit(EXIT_TOO_LITTLE)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
@@ -41,9 +42,19 @@ def machine_for(spec, presets=PRESETS):
         @initialize(preset=st.sampled_from(presets), n=st.integers(2, 6),
                     opener=st.sampled_from(OPENERS), short=st.booleans())
         def start(self, preset, n, opener, short):
+            self.begin(preset, n, opener, short)
+
+        @precondition(lambda self: self.match.over or self.stuck)
+        @rule(preset=st.sampled_from(presets), n=st.integers(2, 6),
+              opener=st.sampled_from(OPENERS), short=st.booleans())
+        def next_match(self, preset, n, opener, short):
+            self.begin(preset, n, opener, short)
+
+        def begin(self, preset, n, opener, short):
             options = {"next_deal_opener": opener}
-            if short:  # keep matches played to a set number of deals short
-                options["match_deals"] = 3
+            if short or preset == "podkidnoy_epaulette_ladder":
+                # keep matches short: a ladder match needs a final attack of the right rank
+                options.update(match_end="deals", match_deals=3)
             self.ruleset = spec.ruleset(preset, options)
             self.opt = self.ruleset.options
             self.match = Match(self.ruleset, n)
@@ -88,6 +99,11 @@ def machine_for(spec, presets=PRESETS):
                 assert result.over == (result.number >= self.opt["match_deals"])
             elif self.opt["scoring"] != "epaulette_ladder":
                 assert result.over == (max(result.totals) >= self.opt["match_target"])
+            if self.opt["scoring"] == "penalty_points" and self.opt["match_end"] == "score":
+                # a match always ends: every deal adds PENALTY_TOTAL points, so some player
+                # reaches the target within target * n / total deals (rounded up)
+                bound = -(-self.opt["match_target"] * self.n // PENALTY_TOTAL[self.n])
+                assert result.number <= bound and (result.over or result.number < bound)
 
         @invariant()
         def standings_order_the_scores(self):
@@ -99,6 +115,10 @@ def machine_for(spec, presets=PRESETS):
 
 
 TestMatches = machine_for(shipped_spec()).TestCase
+# A step plays a whole deal: a few short matches per run keep the CI cost to seconds.
+TestMatches.settings = settings(TestMatches.settings,
+                                max_examples=min(TestMatches.settings.max_examples, 6),
+                                stateful_step_count=6)
 
 
 def test_the_machine_catches_a_match_where_the_fool_does_not_deal(spec_copy):

@@ -38,6 +38,12 @@ class DealResult:
         self.definitions = ruleset.spec.definitions
         self.suits = list(ruleset.deck.suits)
         self.ranks = list(ruleset.deck.ranks)
+        # what the translator asks the machine of a deal's state (literals, deck constants)
+        self.machine = self
+        self.constants = ruleset.literals().constants
+        self.rank_index = dict(ruleset.deck.rank_index)
+        self.plain_suits = list(ruleset.deck.suits)
+        self.colours = sorted(set(ruleset.spec.deck_data["colours"].values()))
         self.teams = ruleset.seating(n)[0]
         self.team_play = ruleset.seating(n)[1]
         ints = lambda name: [z3.Int(f"{tag}.{name}[{i}]") for i in range(n)]  # noqa: E731
@@ -65,7 +71,8 @@ class DealResult:
                   z3.Implies(z3.Not(self.fool.none), seat(self.fool.value)),
                   zint(self.final_count) >= 1,
                   z3.Implies(z3.Not(self.final_rank.none),
-                             z3.And(self.final_rank.value >= 0, self.final_rank.value < len(self.ranks)))]
+                             z3.Or([self.final_rank.value == self.rank_index[r]
+                                    for r in self.ranks]))]
         facts += [zint(x) >= 0 for x in self.score + self.epaulettes]
         return facts
 
@@ -80,8 +87,9 @@ class DealResult:
         }[name]
 
     def call(self, name: str, args: list):
-        if name == "rank_index":
-            return self.ranks.index(args[0])
+        if name == "rank_index":  # a rank literal is its strength index (Compiler.coerce)
+            (rank,) = args
+            return self.rank_index[rank] if isinstance(rank, str) else rank
         if name == "teammate":
             a, b = args
             return simp(z3.Or([z3.And(zint(a) == i, zint(b) == j) for i in range(self.n)
