@@ -132,6 +132,8 @@ class Suite:
     cases: list[Case]
     broken: list[CaseError]
     retired: list[str]
+    # match cases (a `match:` key; conformance/matches.py reads them): (path, id, data)
+    matches: list = field(default_factory=list)
 
     def by_id(self) -> dict[str, Case]:
         return {c.id: c for c in self.cases}
@@ -153,6 +155,8 @@ def _read_case(path: Path, spec: Spec, rel_id: str):
         data = load_file(path)
         if isinstance(data, dict) and "retired" in data and set(data) <= {"id", "retired", "description"}:
             _CACHE[key] = data.get("id", rel_id)
+        elif isinstance(data, dict) and "match" in data:
+            _CACHE[key] = ("match", data.get("id", rel_id), data)
         else:
             _CACHE[key] = parse_case(data, spec, str(path), rel_id)
     return _CACHE[key]
@@ -161,7 +165,7 @@ def _read_case(path: Path, spec: Spec, rel_id: str):
 def load_suite(spec: Spec, root: Path | None = None) -> Suite:
     """Load every case under `root`; invalid files are collected, not fatal."""
     root = Path(root) if root is not None else CASES_DIR
-    cases, broken, retired, seen = [], [], [], {}
+    cases, broken, retired, matches, seen = [], [], [], [], {}
     for path in case_files(root):
         rel_id = path.relative_to(root).with_suffix("").as_posix()
         try:
@@ -175,12 +179,15 @@ def load_suite(spec: Spec, root: Path | None = None) -> Suite:
         if isinstance(case, str):
             retired.append(case)
             continue
+        if isinstance(case, tuple):
+            matches.append((str(path), case[1], case[2]))
+            continue
         if case.id in seen:
             broken.append(CaseError(str(path), f"id {case.id!r} is also used by {seen[case.id]}", "id"))
             continue
         seen[case.id] = str(path)
         cases.append(case)
-    return Suite(cases, broken, retired)
+    return Suite(cases, broken, retired, matches)
 
 
 class _Dumper(yaml.SafeDumper):

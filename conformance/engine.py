@@ -12,6 +12,10 @@ examples/reference_engine.py's `serve`, as a subprocess, with identical results)
     apply(action: str) -> dict         {"accepted": true} or {"accepted": false, "rule": ..., "reason": ...}
     legal() -> dict                    {"actions": [every legal action, in the canonical text]}
     state() -> dict                    {"state": {the state in the protocol's state notation}}
+    next_deal(setup: dict) -> dict     optional (protocol 1.1, "match": true): begin the next deal
+                                       of the match with these cards; returns {}
+    score() -> dict                    optional (protocol 1.1, "match": true): the finished deal's
+                                       scoring in the match (schemas/protocol/result-score.json)
     step(actions, state, legal) -> dict
                                        optional (protocol 1.1, declared as "step": true in hello):
                                        {"steps": [...]}: apply each action in turn; after each
@@ -29,6 +33,7 @@ import importlib.metadata
 from durak_spec.conformance.actionmodel import apply_move, move_actions
 from durak_spec.reference_impl.errors import DurakError, IllegalAction
 from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.match import Match
 from durak_spec.reference_impl.notation import action_text, protocol_state
 from durak_spec.reference_impl.spec import Spec, load_spec
 
@@ -72,13 +77,16 @@ class ReferenceEngine:
         self._texts: dict = {}  # action -> its text, looked up per step
         self._parsed: dict = {}  # (deck, players) -> {text: its atomic actions}
         self._moves: dict = {}   # ... of the game being played
+        self.match: Match | None = None  # the match of the current deal (protocol 1.1 "match")
+        self._scored: dict | None = None
+        self._first: int | None = None
 
     def hello(self) -> dict:
         lo, hi = self.spec.deck_data["players"]["min"], self.spec.deck_data["players"]["max"]
         return {"name": self.name, "version": __version__, "protocol": PROTOCOL_VERSION,
                 "presets": list(self.spec.presets), "options": "any",
                 "players": list(range(lo, hi + 1)),
-                "levels": list(LEVELS), "positions": True, "step": True}
+                "levels": list(LEVELS), "positions": True, "step": True, "match": True}
 
     def ruleset(self, variant: dict):
         last = self._last
@@ -96,6 +104,30 @@ class ReferenceEngine:
         rs = self.ruleset(variant)
         self.game = Game(rs, Setup.from_json(setup, rs.deck, rs.player_limits))
         self._moves = self._parsed.setdefault((rs.deck, self.game.state.n), {})
+        self.match, self._scored, self._first = None, None, self.game.state.attacker
+        return {}
+
+    def _match(self) -> Match:
+        """The match the current game is the first deal of, until next_deal begins another."""
+        if self.match is None:
+            rs, setup = self.game.ruleset, self.game.setup
+            self.match = Match(rs, setup.players, first_dealer=setup.dealer)
+            self.match._first_attacker = self._first
+        return self.match
+
+    def score(self) -> dict:
+        if self._scored is None:
+            if not self.game.is_terminal():
+                raise DurakError("the deal is not over yet; a deal is scored once it has ended")
+            self._scored = self._match().record(self.game).to_json()
+        return dict(self._scored)
+
+    def next_deal(self, setup: dict) -> dict:
+        self.score()
+        rs = self.game.ruleset
+        cards = {k: setup[k] for k in ("hands", "talon", "trump")}
+        self.game = self.match.start(Setup.from_json(cards, rs.deck, rs.player_limits))
+        self._scored = None
         return {}
 
     def apply(self, action: str) -> dict:

@@ -252,6 +252,8 @@ class PythonAdapter(Adapter):
             result = method(args["variant"], args["setup"])
         elif cmd == "apply":
             result = method(args["action"])
+        elif cmd == "next_deal":
+            result = method(args["setup"])
         else:
             result = method()
         if cmd == "legal" and isinstance(result, dict):
@@ -261,7 +263,8 @@ class PythonAdapter(Adapter):
                 result = {**result, "actions": actions}
             if isinstance(actions, (list, tuple)) and len(actions) > MAX_ACTIONS:
                 raise EngineFault("flood", f"listed more than {MAX_ACTIONS:,} legal actions")
-        return Reply("result", {} if result is None and cmd in ("start", "stop") else result)
+        return Reply("result", {} if result is None and cmd in ("start", "stop", "next_deal")
+                     else result)
 
     def close(self) -> None:
         if self.engine is not None and hasattr(self.engine, "stop"):

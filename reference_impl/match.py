@@ -40,7 +40,8 @@ class DealResult:
 
     def to_json(self) -> dict:
         """The deal's result as the protocol's `score` command and match cases give it."""
-        return {"deal": self.number, "dealer": self.dealer, "fool": self.fool,
+        return {"deal": self.number, "dealer": self.dealer, "first_attacker": self.first_attacker,
+                "fool": self.fool,
                 "winner": self.winner, "losers": [i for i, lost in enumerate(self.losers) if lost],
                 "places": list(self.places), "finish_order": list(self.finish_order),
                 "scores": list(self.scores), "epaulettes": list(self.epaulettes),

@@ -9,6 +9,7 @@ reports and the summary hold what ran).
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import sys
 import time
@@ -22,6 +23,7 @@ from rich.table import Table
 
 from durak_spec.conformance import report as reports
 from durak_spec.conformance.cases import load_suite
+from durak_spec.conformance.matches import run_match_case
 from durak_spec.conformance.runner import (
     FAILING,
     Selection,
@@ -100,6 +102,8 @@ def run_suite(spec, adapter_name, selection, *, cases_dir=None, known_file=None,
                 meta["stopped"] = (f"gave up after {faults_in_a_row} engine faults in a row; "
                                    f"{len(jobs) - i - 1} of {len(jobs)} case runs not run")
                 break
+        if not meta.get("stopped"):
+            results += _run_matches(session, suite, selection, progress)
     except AdapterError as exc:  # the handshake failed: no case ran, the reports say why
         meta["error"] = str(exc)
     except KeyboardInterrupt:
@@ -109,7 +113,8 @@ def run_suite(spec, adapter_name, selection, *, cases_dir=None, known_file=None,
         session.close()
     seconds = time.perf_counter() - t0
     meta.update({"finished": reports.now(), "seconds": round(seconds, 3), "steps": session.steps,
-                 "restarts": session.restarts, "planned": len(jobs),
+                 "restarts": session.restarts,
+                 "planned": len(jobs) + sum(1 for r in results if r.area == "match"),
                  "selection": {k: list(v) for k, v in vars(selection).items() if v},
                  "options": dict(options or {}),
                  "broken_files": [str(e) for e in suite.broken],
@@ -117,6 +122,28 @@ def run_suite(spec, adapter_name, selection, *, cases_dir=None, known_file=None,
                  "skip_reasons": [{"reason": k, "count": n} for k, n in skip_reasons(results)],
                  "tested_too_little": tested_too_little(results)})
     return results, meta, suite
+
+
+def _run_matches(session, suite, selection, progress) -> list:
+    """The match cases (conformance/matches.py), for an engine that declares "match": true in
+    hello; an engine that does not is driven as before."""
+    if not session.hello.get("match"):
+        return []
+    out = []
+    for path, case_id, data in suite.matches:
+        preset = (data.get("match") or {}).get("preset")
+        players = (data.get("match") or {}).get("players")
+        if selection.cases and not any(fnmatch.fnmatchcase(case_id, p) for p in selection.cases):
+            continue
+        if (selection.rules or selection.areas) and "match" not in selection.areas:
+            continue
+        if (selection.variants and preset not in selection.variants) or \
+                (selection.players and players not in selection.players):
+            continue
+        out.append(run_match_case(session, case_id, data, path))
+        if progress is not None:
+            progress.advance(failures=out[-1].status in FAILING)
+    return out
 
 
 def _print_summary(console: Console, results, meta, suite) -> None:

@@ -28,6 +28,9 @@ def serve(engine, stdin=sys.stdin, stdout=sys.stdout) -> None:
             if hasattr(engine, "step")
             else {"steps": [step(engine, action, req) for action in req["actions"]]}),
         "stop": lambda req: (engine.stop() if hasattr(engine, "stop") else None) or {},
+        # protocol 1.1 "match": true
+        "next_deal": lambda req: engine.next_deal(req["setup"]) or {},
+        "score": lambda req: engine.score(),
     }
     # hello declares "step": true (protocol 1.1), so the fuzzer sends whole games in one request
     for line in stdin:

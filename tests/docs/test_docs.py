@@ -338,3 +338,13 @@ def test_the_html_report_reads_well_in_a_browser(html_report, browser):
     assert browser.execute_script("return document.querySelectorAll('tr.row-fail').length") > 0
     browser.find_element(By.CSS_SELECTOR, "nav.counts a.fail").click()
     assert browser.execute_script("return location.hash") == "#failures"
+
+
+def test_the_matches_page_has_teams_and_a_worked_match_per_scoring_preset(site, spec):
+    text = page(site, "_generated/matches.html")
+    for layout in ("two_teams", "three_teams"):
+        assert layout in text
+    for preset in ("podkidnoy", "cardzmania", "podkidnoy_epaulettes", "podkidnoy_epaulette_ladder"):
+        assert f'<span class="pre">{preset}</span>' in text, preset
+    assert "match.next_dealer" in text and text.count("<table") >= 4
+    assert "The match is over after" in text

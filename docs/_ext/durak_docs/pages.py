@@ -56,6 +56,7 @@ def build_pages(data: DocsData, gendir: Path) -> dict[str, str]:
     pages["case-format.md"] = _case_format(data, gendir)
     pages["protocol.md"] = _protocol(data, gendir)
     pages["positions.rst"] = _positions_page(positions)
+    pages["matches.md"] = _matches_page(data)
     return pages
 
 
@@ -175,4 +176,90 @@ def _protocol(data: DocsData, gendir: Path) -> str:
         for path in schemas:
             rel = path.relative_to(data.root).as_posix()
             text += f"### `{path.stem}`\n\n```{{durak-schema}} {rel}\n```\n\n"
+    return text
+
+
+WORKED_SEED, WORKED_PLAYERS, WORKED_MAX_DEALS = 0, 3, 12
+
+
+def _matches_page(data: DocsData) -> str:
+    """Teams (spec/teams.yaml) and deals in series (rules/match.yaml, rules/scoring.yaml), with a
+    worked match for each preset that scores a match its own way, played on the reference."""
+    from durak_spec.reference_impl.simulate import play_random_match
+    from durak_spec.reference_impl.yamlio import load_file
+
+    spec = data.spec
+    text = "<!-- " + HEADER.format(what="spec/teams.yaml, spec/rules/match.yaml, "
+                                        "spec/rules/scoring.yaml and spec/presets.yaml").strip()[3:]
+    text += " -->\n\n# Teams and matches\n\n"
+    text += ("Play beyond one deal, as data: who sits with whom, what a deal scores, who deals and "
+             "opens the next deal, and when a match ends. `durak match --variant V --players N` "
+             "plays random matches on the reference with a score table per deal.\n\n")
+    teams = load_file(spec.root / "teams.yaml").get("layouts", {})
+    text += "## Teams\n\n"
+    for name, layout in teams.items():
+        users = [p for p in spec.presets if spec.ruleset(p).options.get("teams") == name]
+        text += f"### `{name}`: {esc(layout['title'])}\n\n{' '.join(str(layout['text']).split())}\n\n"
+        for row in layout["seating"]:
+            seats = ", ".join(f"seat {i}: team {t}" for i, t in enumerate(row["teams"]))
+            text += f"- {row['players']} players: {seats}\n"
+        text += (f"\nPresets: {', '.join(f'`{p}`' for p in users) or 'none'}. Sources: "
+                 f"{', '.join(layout.get('sources', []))}.\n\n")
+    text += "## Deals in series\n\n"
+    for r in spec.rules:
+        if r.area in ("match", "scoring") or r.id == "start.next_deal":
+            text += f"- `{r.id}` ({esc(r.title)}): {' '.join(r.text.split())}\n"
+    text += "\nThe options of a match:\n\n"
+    for name, o in spec.options.items():
+        if o.group == "match" or name == "next_deal_opener":
+            text += f"- `{name}` (default `{o.default}`): {' '.join(o.meaning.split())}\n"
+    text += "\n## Worked matches\n\n"
+    text += (f"One random match of each preset that scores a match its own way, {WORKED_PLAYERS} "
+             f"players, played on the reference interpreter with every invariant checked "
+             f"(`durak match --variant V --players {WORKED_PLAYERS} --seed SEED`; the first seed "
+             f"from {WORKED_SEED} whose match shows the preset's epaulettes or ladder); at most {WORKED_MAX_DEALS} deals are shown. Seats are numbered "
+             "clockwise from 0; the finishing order lists seats first out first.\n\n")
+    def _worked_match(rs, o):
+        """The first match seed from WORKED_SEED whose match shows what the preset scores
+        (epaulettes, a rung of the ladder), or WORKED_SEED."""
+        for seed in range(WORKED_SEED, WORKED_SEED + 60):
+            report = play_random_match(rs, WORKED_PLAYERS, seed, max_deals=WORKED_MAX_DEALS)
+            m = report.match
+            wants = []
+            if o["epaulettes"] != "none":
+                wants.append(any(m.epaulette_totals))
+            if o["scoring"] == "epaulette_ladder":
+                wants.append(any(m.totals))
+            if all(wants):
+                return seed, report
+        return WORKED_SEED, play_random_match(rs, WORKED_PLAYERS, WORKED_SEED,
+                                              max_deals=WORKED_MAX_DEALS)
+
+    shown = ["podkidnoy"] + [p for p in spec.presets if spec.deal_twin(p)]
+    for preset in shown:
+        rs = spec.ruleset(preset)
+        o = rs.options
+        seed, report = _worked_match(rs, o)
+        m = report.match
+        end = (f"after {o['match_deals']} deals" if o["match_end"] == "deals"
+               else "once a player receives the ace" if o["scoring"] == "epaulette_ladder"
+               else f"once a player reaches {o['match_target']}")
+        text += (f"### `{preset}`\n\nMatch seed {seed}. "
+                 f"{esc(spec.presets[preset].get('title', preset))}: scoring "
+                 f"`{o['scoring']}`, epaulettes `{o['epaulettes']}`, the match ends {end}.\n\n")
+        text += "| deal | dealer | opens | finishing order | fool | scores | totals | epaulettes |\n"
+        text += "|---|---|---|---|---|---|---|---|\n"
+        for d in m.deals:
+            order = sorted(range(WORKED_PLAYERS), key=lambda x: d.places[x])
+            text += (f"| {d.number} | {d.dealer} | {d.first_attacker} | "
+                     f"{' '.join(map(str, order))} | {'-' if d.fool is None else d.fool} | "
+                     f"{' '.join(map(str, d.scores))} | {' '.join(map(str, d.totals))} | "
+                     f"{' '.join(map(str, d.epaulette_totals))} |\n")
+        if m.over:
+            best = [str(s) for place, s, _ in m.standings() if place == 1]
+            text += (f"\nThe match is over after {len(m.deals)} deals; the lowest score wins: "
+                     f"seat {', '.join(best)}.\n\n")
+        else:
+            text += (f"\nThe match has not ended after {len(m.deals)} deals (a deal may score "
+                     "nothing on this preset: `durak verify` shows no bound for it).\n\n")
     return text

@@ -1,0 +1,34 @@
+"""Engines for the match-case tests: the reference, and twins that break one match rule each."""
+
+from __future__ import annotations
+
+from durak_spec.conformance.engine import ReferenceEngine
+
+
+class NoMatchEngine(ReferenceEngine):
+    """Declares no match level: match cases are not run against it."""
+
+    def hello(self) -> dict:
+        out = super().hello()
+        del out["match"]
+        return out
+
+
+class FoolDoesNotDealEngine(ReferenceEngine):
+    """The winner deals the next deal instead of the durak."""
+
+    def score(self) -> dict:
+        out = super().score()
+        if out["fool"] is not None and out["finish_order"]:
+            out["next_dealer"] = out["finish_order"][0]
+        return out
+
+
+class FlatPenaltyEngine(ReferenceEngine):
+    """Scores 2 for the last place instead of CardzMania's 3."""
+
+    def score(self) -> dict:
+        out = super().score()
+        if self.game.ruleset.options["scoring"] == "penalty_points":
+            out["scores"] = [2 if s == 3 else s for s in out["scores"]]
+        return out
