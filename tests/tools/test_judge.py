@@ -268,3 +268,14 @@ def test_bad_position_files_are_one_clear_message(tmp_path, spec, text, message)
 def test_a_missing_position_file_is_a_clear_error():
     result = run("judge", "positions/no-such-position.yaml")
     assert result.exit_code == 2 and "no such file" in result.output
+
+
+def test_a_finished_deal_shows_its_scoring_under_a_match_preset(spec):
+    strict = ruling(spec, "simultaneous-last-card.yaml", "cardzmania",
+                    simultaneous_finish="last_defender_loses")
+    assert strict.scoring["fool"] == 1 and strict.scoring["scores"] == [0, 3]
+    assert strict.scoring["next_dealer"] == 1, "the durak deals next"
+    assert "scoring.penalty_points" in {rule.id for role, rule in strict.rules if role == "scores"}
+    text = run("judge", str(POSITIONS / "simultaneous-last-card.yaml"), "--variant", "cardzmania",
+               "--option", "simultaneous_finish=last_defender_loses").output
+    assert "Scoring (as the first deal of a match)" in text and "scores 0 3" in text

@@ -6,6 +6,7 @@ and every rule area with cases has them at both table sizes: two players and thr
 from __future__ import annotations
 
 from durak_spec.conformance.cases import load_suite
+from durak_spec.conformance.matches import check_match_case
 from durak_spec.conformance.runner import Session
 from durak_spec.conformance.transport import make_adapter
 from durak_spec.reference_impl.spec import Spec
@@ -32,6 +33,10 @@ def lint_cases(spec: Spec, report, cases_dir=None, progress=None) -> list:
                 report.problems.append(f"{case.file}: under {variant}: {result.status}: {result.message}")
             if progress is not None:
                 progress.advance(failures=result.status != "pass")
+    for path, case_id, data in suite.matches:  # match cases replay on the reference's match layer
+        problem = check_match_case(spec, case_id, data)
+        if problem:
+            report.problems.append(f"{path}: match case {case_id}: {problem}")
     try:
         untested = load_untested()
     except InputError as exc:
@@ -50,7 +55,7 @@ def lint_cases(spec: Spec, report, cases_dir=None, progress=None) -> list:
     generated = sum(1 for c in suite.cases if c.generated)
     covered = sum(1 for n in needs if n.covered_by)
     report.counts.update({"cases": len(suite.cases), "generated cases": generated,
-                          "case runs": runs,
+                          "case runs": runs, "match cases": len(suite.matches),
                           "coverage": f"{covered}/{len(needs)} rule-preset-verdict needs covered, "
                                       f"{sum(1 for n in needs if n.untested)} listed untested"})
     return needs
