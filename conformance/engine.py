@@ -6,7 +6,8 @@ value a subprocess engine writes under "result" (so the same class serves in pro
 examples/reference_engine.py's `serve`, as a subprocess, with identical results):
 
     hello() -> dict                    name, version, protocol, presets, options, players, levels,
-                                       positions, house_rules (see PROTOCOL.md "hello")
+                                       positions, house_rules, action_kinds (see PROTOCOL.md
+                                       "hello")
     start(variant: dict, setup: dict)  start a game; returns {} (or None); raise Skip("why") if it
                                        cannot play it
     apply(action: str) -> dict         {"accepted": true} or {"accepted": false, "rule": ..., "reason": ...}
@@ -36,6 +37,7 @@ from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.match import Match
 from durak_spec.reference_impl.notation import action_text, protocol_state
 from durak_spec.reference_impl.spec import Spec, load_spec
+from durak_spec.reference_impl.vocab import CAPABILITIES
 
 PROTOCOL_VERSION = "1.1"
 try:
@@ -86,7 +88,8 @@ class ReferenceEngine:
         return {"name": self.name, "version": __version__, "protocol": PROTOCOL_VERSION,
                 "presets": list(self.spec.presets), "options": "any",
                 "players": list(range(lo, hi + 1)),
-                "levels": list(LEVELS), "positions": True, "step": True, "match": True}
+                "levels": list(LEVELS), "positions": True, "step": True, "match": True,
+                "action_kinds": sorted(CAPABILITIES)}
 
     def ruleset(self, variant: dict):
         last = self._last

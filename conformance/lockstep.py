@@ -39,7 +39,7 @@ from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.notation import comparable_field, protocol_state
 from durak_spec.reference_impl.simulate import STEP_LIMIT
 from durak_spec.reference_impl.state import Action, action_text
-from durak_spec.reference_impl.vocab import ACTION_KINDS, CARD_KINDS
+from durak_spec.reference_impl.vocab import ACTION_KINDS, CAPABILITIES, CARD_KINDS
 
 CHUNK = 128        # actions per step request, at most; fewer while divergences cut stretches short
 PIPE_CHUNK = 24    # ... to a subprocess, which plays one stretch while the next is planned
@@ -247,6 +247,16 @@ class Lockstep:
         action = rng.choice(cards if cards and rng.random() < CARD_BIAS else pool)
         return Planned(action, text_of(action), True)
 
+    def _probe_kinds(self, g: Game) -> tuple:
+        """The kinds probed: protocol 1's, and a kind added in 1.1 (vocab.CAPABILITIES) only
+        where the variant can make it legal."""
+        rs = g.ruleset
+        kinds = rs.__dict__.get("_probe_kinds")
+        if kinds is None:
+            kinds = rs._probe_kinds = tuple(k for k in ACTION_KINDS if k not in CAPABILITIES or not any(
+                cr.clause.const and cr.clause.value is False for cr in rs.legality[k]))
+        return kinds
+
     def _probe(self, g: Game, legal: list, rng: random.Random, agree=None) -> Planned | None:
         s = g.state
         legal_set = set(legal)
@@ -256,7 +266,7 @@ class Lockstep:
         for _ in range(tries * 3):
             if tries <= 0:
                 break
-            seat, kind = rng.randrange(s.n), rng.choice(ACTION_KINDS)
+            seat, kind = rng.randrange(s.n), rng.choice(self._probe_kinds(g))
             if kind in CARD_KINDS:
                 hand = s.hands[seat]
                 card = rng.choice(hand) if hand and rng.random() < 0.9 else rng.choice(self.deck)

@@ -45,6 +45,7 @@ from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.model import rule_options, value_text
 from durak_spec.reference_impl.notation import action_text, comparable_field
 from durak_spec.reference_impl.spec import Spec, check_option_value
+from durak_spec.reference_impl.vocab import CAPABILITIES
 from durak_spec.reference_impl.yamlio import InputError, load_file
 
 STATUSES = ("pass", "fail", "skip", "error", "broken", "xfail", "xpass")
@@ -305,6 +306,19 @@ class Session:
             return "the case starts from a mid-deal position; the engine can only start deals"
         return None
 
+    def kind_gap(self, case: Case, ruleset) -> str | None:
+        """Why the engine cannot play this case under `ruleset`: an action kind added in protocol
+        1.1 (show, swap) that a step plays or the variant makes possible, and that the engine does
+        not declare under `action_kinds` in hello. None when there is none."""
+        declared = set(self.hello.get("action_kinds") or [])
+        used = {s.action.split()[1] for s in case.steps if len(s.action.split()) > 1}
+        missing = [k for k in CAPABILITIES if k not in declared and (k in used or not any(
+            cr.clause.const and cr.clause.value is False for cr in ruleset.legality.get(k, [])))]
+        if not missing:
+            return None
+        return (f"the variant has the action kind(s) {', '.join(missing)}, which the engine does not "
+                f"declare (hello \"action_kinds\", protocol 1.1)")
+
     def engine_variant(self, case: Case, preset: str, resolved: dict) -> tuple[str, dict]:
         """The preset to send and the option values the engine plays for this case: the case's,
         then the engine's declared house rules (a value it does not list becomes the first it
@@ -440,6 +454,10 @@ class Session:
                 res.status = "skip"
                 res.message, res.skip_reason = self._unplayable_reason(exc, resolved, values)
                 return self._finish(res, t0)
+        gap = self.kind_gap(case, run_rs)
+        if gap:
+            res.status, res.message, res.skip_reason = "skip", gap, gap
+            return self._finish(res, t0)
         observations: list[Observation] = []
         try:
             played = self.as_engine_plays(case, run_rs)

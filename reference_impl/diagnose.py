@@ -51,7 +51,7 @@ from .model import options_read, rule_options, value_text
 from .notation import action_text, comparable_field, parse_action, protocol_state
 from .ruleset import Ruleset
 from .state import Action, State
-from .vocab import ACTION_KINDS, CARD_KINDS
+from .vocab import ACTION_KINDS, ACTIONS, CARD_KINDS
 
 ROLE_FIELDS = ("attacker", "defender", "taking")
 ROLE_INPUTS = {"attacker", "defender"}
@@ -59,7 +59,9 @@ WORDS = re.compile(r"\b[a-z_]+\b")
 ADDING = ("throw", "pass")  # what an engine that ends a bout early no longer allows
 # The rule each action kind's own effect falls under when a field differs right after it.
 EFFECT_RULES = {"attack": "attack.opener", "throw": "throw_in.rank", "cover": "defence.beat",
-                "take": "defence.take", "pass": "bout.pass", "transfer": "transfer.effect"}
+                "take": "defence.take", "pass": "bout.pass"}
+EFFECT_RULES.update({k: a["effect"] for k, a in ACTIONS.items() if a.get("effect")})
+MOVES_ROLES = {k for k, a in ACTIONS.items() if a.get("moves_roles")}  # transfer, show
 # When one step changes several fields, the earliest stage that differs is the cause:
 STAGE = {"older": 0, "effect": 1, "bout_end": 2, "draw": 3, "out": 4, "game_over": 5, "fool": 6,
          "attacker": 7, "defender": 8}
@@ -163,8 +165,8 @@ def _stages(rs: Ruleset, had_table: bool, beaten_before: int, talon_before: int,
     """field -> (stage, rule) for what the reference decided at this step."""
     effect = EFFECT_RULES.get(action.kind)
     out = {f: (STAGE["effect"], effect) for f in ("table", "hands", "hand_sizes", "taking")}
-    if action.kind == "transfer":
-        out["attacker"] = out["defender"] = (STAGE["effect"], "transfer.effect")
+    if action.kind in MOVES_ROLES:
+        out["attacker"] = out["defender"] = (STAGE["effect"], effect)
     if had_table and not after.table:
         beaten = after.beaten_bouts > beaten_before
         end_rule = rs.decisions["bout_beaten_off" if beaten else "bout_taken"].rule.id
@@ -811,7 +813,7 @@ def _role_fields(game: Game, legal: set[str]) -> dict:
             continue
         if words[1] == "attack":
             seats["attacker"].add(int(words[0]))
-        elif words[1] in ("cover", "take", "transfer"):
+        elif words[1] in ("cover", "take", "transfer", "show"):
             seats["defender"].add(int(words[0]))
     out = {}
     for role, found in seats.items():
@@ -826,7 +828,7 @@ def _attribute(point: _Point, obs: Observation) -> Diagnosis:
     before, action = point.before, point.action
     if action is not None and obs.accepted is not None and obs.accepted != point.legal:
         if obs.accepted:  # the engine accepted what the reference forbids
-            if obs.state and action.kind != "transfer" and not obs.state.get("finished"):
+            if obs.state and action.kind not in MOVES_ROLES and not obs.state.get("finished"):
                 roles = [f for f in differing_fields(observable(before), obs.state)
                          if f in ("attacker", "defender", "out")]
                 if roles and obs.state.get("table"):

@@ -2,7 +2,9 @@
 conformance/PROTOCOL.md and docs).
 
 Action text: "<seat> <kind> [<card>]", and for cover "<seat> cover <target> with <card>":
-  "0 attack 9S", "2 throw 9D", "1 cover 9S with JS", "1 take", "0 pass", "1 transfer 9C".
+  "0 attack 9S", "2 throw 9D", "1 cover 9S with JS", "1 take", "0 pass", "1 transfer 9C",
+  "1 show 9H" (the passport), "2 swap 6H" (the trump exchange). The kinds and what each carries
+  are spec/flow.yaml's `actions:` (vocab.ACTIONS).
 Action JSON: {"seat": 1, "kind": "cover", "card": "JS", "target": "9S"}.
 """
 
@@ -13,7 +15,7 @@ import operator
 from .cards import Deck
 from .errors import NotationError, suggest
 from .state import Action, State, action_text
-from .vocab import ACTION_KINDS, CARD_KINDS
+from .vocab import ACTION_KINDS, CARD_KINDS, TARGET_KINDS
 
 __all__ = ["action_json", "action_text", "cards_json", "comparable_field", "parse_action",
            "protocol_state", "state_json", "state_text"]
@@ -57,7 +59,7 @@ def parse_action(value, deck: Deck, players: int | None = None) -> Action:
         raise NotationError(f"action {value!r} needs a seat and a kind, e.g. '0 attack 9S'")
     seat, kind = _seat(words[0], players), _kind(words[1])
     rest = words[2:]
-    if kind == "cover":
+    if kind in TARGET_KINDS:
         if len(rest) != 3 or rest[1] != "with":
             raise NotationError(f"write a cover as '<seat> cover <attack card> with <card>', not {value!r}")
         return Action(kind, seat, deck.card(rest[2]), deck.card(rest[0]))
@@ -81,7 +83,7 @@ def _action_from_json(obj: dict, deck: Deck, players) -> Action:
         raise NotationError(f"a {kind} action needs a 'card'")
     if kind not in CARD_KINDS and "card" in obj:
         raise NotationError(f"a {kind} action has no 'card'")
-    if (kind == "cover") != ("target" in obj):
+    if (kind in TARGET_KINDS) != ("target" in obj):
         raise NotationError("'target' is required for cover and only for cover")
     card = deck.card(obj["card"]) if "card" in obj else None
     target = deck.card(obj["target"]) if "target" in obj else None

@@ -69,11 +69,30 @@ def start_taking(g, s, a):
 
 
 def move_defence_on(g, s, a):
-    """After a transfer: the defender hands the defence to the next player in the game."""
+    """After a transfer or a passport: the defender hands the defence to the next player in the
+    game."""
     s.transferer = s.defender
     s.defender = g.decide_seat["transfer_defender"](s, None)
     s.defender_hand_at_start = len(s.hands[s.defender])
     s.added_since_answer = 0
+
+
+def remember_shown(g, s, a):
+    """Keep the action's card as shown in this bout (it stays in the actor's hand)."""
+    s.shown.add(a.card)
+
+
+def swap_with_turn_up(g, s, a):
+    """Exchange the action's card with the turned-up trump card lying in the talon: the card
+    takes the turn-up's place and becomes the turn-up, and the turn-up goes to the actor's hand."""
+    _, seat, card, _ = a
+    talon, old = s.talon, s.trump_card
+    at = len(talon) - 1 if talon[-1] is old else 0
+    hand = s.hands[seat]
+    _remove(hand, card)
+    hand.append(old)
+    talon[at] = card
+    s.trump_card = card
 
 
 def transferer_attacks(g, s, a):
@@ -99,6 +118,8 @@ def _move_table(s, dest):
             dest.append(cover)
     s.last_table = s.table  # the last bout's pairs, kept for scoring (epaulettes)
     s.table = []
+    if s.shown:
+        s.shown = set()
     s.unbeaten = 0
     s.added_since_answer = 0
     s.table_ranks = set()
@@ -177,7 +198,8 @@ def next_roles(g, s, a, *, after):
 PRIMITIVES = {
     "add_attack_card": add_attack_card, "cover_card": cover_card, "clear_passes": clear_passes,
     "mark_passed": mark_passed, "mark_all_passed": mark_all_passed, "start_taking": start_taking,
-    "move_defence_on": move_defence_on,
+    "move_defence_on": move_defence_on, "remember_shown": remember_shown,
+    "swap_with_turn_up": swap_with_turn_up,
     "transferer_attacks": transferer_attacks, "discard_table": discard_table,
     "defender_picks_up": defender_picks_up, "replenish": replenish, "mark_out": mark_out,
     "check_end": check_end, "next_roles": next_roles,

@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # the loader builds rulesets, so only annotations name it
     from .spec import Spec
 
 ACTION_PARAMS = ("seat", "card", "target")
-CARD_NAMES = {"card", "card_in_hand", "unbeaten_share_rank"}
+CARD_NAMES = {"card", "card_in_hand", "unbeaten_share_rank", "card_shown"}
 TARGET_NAMES = {"target", "target_unbeaten"}
 DECISION_TYPES = {
     "first_attacker": SEAT + "?", "first_defender": SEAT + "?", "bout_beaten_off": BOOL,
@@ -357,7 +357,7 @@ class Ruleset:
             return " and ".join([f"({c})" for c in extra] + [f"({c})" for c in levels[level]]) or "True"
 
         table = f"_T_{kind}"
-        if kind == "cover":  # a cover needs an unbeaten target
+        if kind in vocab.TARGET_KINDS:  # a cover needs an unbeaten target
             lines = [f"    # {kind}", f"    if {cond(0)} and s.unbeaten:",
                      "        unbeaten = [a for a, d in s.table if d is None]"]
         else:
@@ -371,7 +371,7 @@ class Ruleset:
             lines += [f"            row = {table}[seat]", "            for card in s.hands[seat]:"]
             if levels[2]:
                 lines.append(f"                if not ({cond(2)}): continue")
-            if kind == "cover":
+            if kind in vocab.TARGET_KINDS:
                 lines += ["                crow = row[card.index]", "                for target in unbeaten:",
                           f"                    if {cond(3)}: {out}.append(crow[target.index])"]
             else:
@@ -423,7 +423,7 @@ class Ruleset:
         lines += ["        out += throws", "        if not out:", "            _deadlock()",
                   "        return out", "    _unsettled()"]
         for kind, table in action_table(self.deck, self.player_limits[1], vocab.ACTION_KINDS,
-                                        vocab.CARD_KINDS).items():
+                                        vocab.CARD_KINDS, vocab.TARGET_KINDS).items():
             ns[f"_T_{kind}"] = table
         ns.update(_MAX_SETTLE=MAX_SETTLE, _deadlock=partial(_deadlock, self.name),
                   _unsettled=partial(_unsettled, self.name))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import jsonschema
 
+from . import vocab
 from .cards import Deck
 from .disputes import Dispute, read_disputes
 from .errors import SpecError, suggest
@@ -157,6 +158,24 @@ def _read(root: Path, rel: str, schema: str):
     return data
 
 
+def _check_actions(flow: dict, file: str) -> None:
+    """Every action kind has its event, and the kinds are those the vocabulary read from the
+    shipped spec (vocab.ACTIONS): the interpreter, the notation and the z3 backend know them by
+    what each carries."""
+    for kind in flow["actions"]:
+        if kind not in flow["events"]:
+            raise SpecError(f"action kind {kind!r} has no event: add events.{kind}", file,
+                            f"actions.{kind}")
+    for event in flow["events"]:
+        if event not in flow["actions"] and event not in ("bout_beaten_off", "bout_taken"):
+            raise SpecError(f"event {event!r} is neither an action kind nor a bout end."
+                            f"{suggest(event, flow['actions'])}", file, f"events.{event}")
+    if flow["actions"] != vocab.ACTIONS:
+        raise SpecError("the action kinds differ from the shipped spec's: kinds and their operands "
+                        "are read once from the installed spec/flow.yaml, so change them there",
+                        file, "actions")
+
+
 def load_spec(root=None) -> Spec:
     """Load and validate a spec folder (the shipped one by default)."""
     root = Path(root) if root is not None else default_spec_dir()
@@ -174,13 +193,21 @@ def load_spec(root=None) -> Spec:
     definitions = {n: Definition(d["text"], d["clause"], defs_file, f"definitions.{n}.clause",
                                  tuple(d.get("params", {}).items())) for n, d in
                    _read(root, files["definitions"], "definitions.schema.json")["definitions"].items()}
-    flow = _read(root, files["flow"], "flow.schema.json")["events"]
+    flow_data = _read(root, files["flow"], "flow.schema.json")
+    flow = flow_data["events"]
+    _check_actions(flow_data, str(root / files["flow"]))
     invariants = _read(root, files["invariants"], "invariants.schema.json")["invariants"]
     rules: list[Rule] = []
     for area in manifest["areas"]:
         file = str(root / area["file"])
         for i, r in enumerate(_read(root, area["file"], "rules.schema.json")["rules"]):
             rules.append(Rule(area=area["id"], file=file, path=f"rules[{i}]", **r))
+            for kind in r.get("applies_to", []):
+                if kind not in flow_data["actions"]:
+                    raise SpecError(f"unknown action kind {kind!r}; kinds (flow.yaml actions): "
+                                    f"{', '.join(flow_data['actions'])}."
+                                    f"{suggest(kind, flow_data['actions'])}", file,
+                                    f"rules[{i}].applies_to")
     _check_deck(deck_data, str(root / files["deck"]))
     spec = Spec(root, manifest["title"], sources, None, deck_data, options, presets, definitions,
                 flow, invariants, rules, manifest["areas"])

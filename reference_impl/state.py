@@ -37,18 +37,18 @@ def action_text(a: Action) -> str:
 _TABLES: "weakref.WeakKeyDictionary[Deck, dict]" = weakref.WeakKeyDictionary()
 
 
-def action_table(deck: Deck, seats: int, kinds, card_kinds) -> dict[str, list]:
+def action_table(deck: Deck, seats: int, kinds, card_kinds, target_kinds=("cover",)) -> dict[str, list]:
     """Every action over `deck` for `seats` seats, built once per deck and shared, so legal-action
     generation looks actions up instead of building them: table[kind][seat] for kinds without a
     card, table[kind][seat][card.index] with one, table["cover"][seat][card.index][target.index]."""
-    key = (seats, tuple(kinds))
+    key = (seats, tuple(kinds), tuple(sorted(target_kinds)))
     cached = _TABLES.setdefault(deck, {})
     if key not in cached:
         cards = deck.cards
         make = tuple.__new__
         table = {}
         for kind in kinds:
-            if kind == "cover":
+            if kind in target_kinds:
                 table[kind] = [[[make(Action, (kind, seat, c, t)) for t in cards] for c in cards]
                                for seat in range(seats)]
             elif kind in card_kinds:
@@ -69,7 +69,7 @@ class State:
         "last_attacker", "last_defender", "drew", "after_draw", "short_after_draw",
         "transferer", "hand_size", "steps", "added_since_answer", "last_adder", "team",
         "team_play", "emptied", "losers", "places", "deal_number", "after_a_loss", "previous_fool",
-        "previous_winner", "last_table", "last_taken",
+        "previous_winner", "last_table", "last_taken", "shown",
     )
 
     def clone(self) -> "State":
@@ -85,6 +85,7 @@ class State:
         new.after_draw, new.short_after_draw = self.after_draw[:], self.short_after_draw[:]
         new.table_ranks, new.attack_ranks = set(self.table_ranks), set(self.attack_ranks)
         new.emptied = self.emptied[:]
+        new.shown = set(self.shown)
         return new
 
     # -- queries the vocabulary uses ------------------------------------------------------
@@ -144,12 +145,20 @@ class State:
     def lowest_rank(self, seat: int):
         return min((c.rank for c in self.hands[seat]), default=None)
 
+    def turn_up_rank(self):
+        """The turned-up trump card's rank while it lies in the talon (at either end), else None."""
+        talon, card = self.talon, self.trump_card
+        if talon and (talon[-1] is card or talon[0] is card):
+            return card.rank
+        return None
+
     def table_cards(self) -> list[Card]:
         return [c for pair in self.table for c in pair if c is not None]
 
 
 # Slots holding numbers, cards, bools or None, which a clone may share.
 _CONTAINERS = {"hands", "table", "talon", "discard", "passed", "out", "finish_order", "can_throw",
-               "drew", "after_draw", "short_after_draw", "table_ranks", "attack_ranks", "emptied"}
+               "drew", "after_draw", "short_after_draw", "table_ranks", "attack_ranks", "emptied",
+               "shown"}
 _VALUES = tuple(n for n in State.__slots__ if n not in _CONTAINERS)
 _get_values = operator.attrgetter(*_VALUES)

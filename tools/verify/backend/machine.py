@@ -431,6 +431,18 @@ def move_defence_on(m, s, a):
     return s.replace(transferer=s.defender, defender=new, dhs=s.hand_of(new), added=0)
 
 
+def remember_shown(m, s, a):
+    """The shown cards of a bout are not held by the abstraction (a clause reading `card_shown`
+    gets a free bool, see SymAction), and showing moves no card: nothing it holds changes."""
+    return s
+
+
+def swap_with_turn_up(m, s, a):
+    """A card of the hand and the turn-up change places: hand sizes and the talon count stay,
+    and the trump suit is the turn-up's suit before and after (the legality rules ask it)."""
+    return s
+
+
 def transferer_attacks(m, s, a):
     return s.replace(attacker=s.transferer)
 
@@ -506,7 +518,8 @@ def next_roles(m, s, a, *, after):
 PRIMITIVES = {
     "add_attack_card": add_attack_card, "cover_card": cover_card, "clear_passes": clear_passes,
     "mark_passed": mark_passed, "mark_all_passed": mark_all_passed, "start_taking": start_taking,
-    "move_defence_on": move_defence_on,
+    "move_defence_on": move_defence_on, "remember_shown": remember_shown,
+    "swap_with_turn_up": swap_with_turn_up,
     "transferer_attacks": transferer_attacks, "discard_table": discard_table,
     "defender_picks_up": defender_picks_up, "replenish": replenish, "mark_out": mark_out,
     "check_end": check_end, "next_roles": next_roles,

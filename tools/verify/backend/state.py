@@ -88,6 +88,7 @@ class SymAction:
     card_in_hand: object = None
     target_unbeaten: object = None
     unbeaten_share_rank: object = None
+    card_shown: object = None
 
     @classmethod
     def fresh(cls, kind: str, nranks: int, nsuits: int, tag: str = "") -> "SymAction":
@@ -97,10 +98,11 @@ class SymAction:
         if kind not in vocab.CARD_KINDS:
             return cls(kind, seat)
         card = Card(z3.Int(f"{p}.card.rank"), z3.Int(f"{p}.card.suit"))
-        target = Card(z3.Int(f"{p}.target.rank"), z3.Int(f"{p}.target.suit")) if kind == "cover" else None
+        target = (Card(z3.Int(f"{p}.target.rank"), z3.Int(f"{p}.target.suit"))
+                  if kind in vocab.TARGET_KINDS else None)
         return cls(kind, seat, card, target, z3.Bool(f"{p}.card_in_hand"),
                    z3.Bool(f"{p}.target_unbeaten") if target else None,
-                   z3.Bool(f"{p}.unbeaten_share_rank"))
+                   z3.Bool(f"{p}.unbeaten_share_rank"), z3.Bool(f"{p}.card_shown"))
 
     def names(self) -> dict:
         """Values for the action names a legality clause may use."""
@@ -108,6 +110,8 @@ class SymAction:
         if self.card is not None:
             out.update(card=V(self.card, CARD), card_in_hand=V(self.card_in_hand, BOOL),
                        unbeaten_share_rank=V(self.unbeaten_share_rank, BOOL))
+            if self.card_shown is not None:  # the shown cards are not held: a free bool
+                out["card_shown"] = V(self.card_shown, BOOL)
         if self.target is not None:
             out.update(target=V(self.target, CARD), target_unbeaten=V(self.target_unbeaten, BOOL))
         return out
@@ -287,6 +291,12 @@ class SymState:
         self.machine.side.append(z3.And(v >= 0, v < self.machine.nranks))
         return Opt(v, simp(zint(self.hand_of(seat)) == 0))
 
+    def _turn_up_rank(self):
+        """Which card is turned up is not held: a fresh rank, None once the talon is empty."""
+        v = z3.Int(f"havoc.turn_up_rank#{next(_ids)}")
+        self.machine.side.append(z3.And(v >= 0, v < self.machine.nranks))
+        return Opt(v, simp(zint(self.f["talon"]) == 0))
+
     def havoc(self, key, make):
         """The value of something the abstraction does not hold (an aggregate over the cards of a
         hand): one fresh value per state and key, made by `make()` the first time."""
@@ -304,6 +314,7 @@ _VALUES = {
     "dealer": lambda s, f: f["dealer"],
     "trump_suit": lambda s, f: s.machine.trump_value(f["trump"]),
     "talon_count": lambda s, f: f["talon"],
+    "turn_up_rank": lambda s, f: s.havoc(("turn_up_rank",), s._turn_up_rank),
     "discard_count": lambda s, f: f["discard"],
     "deck_size": lambda s, f: s.machine.deck_size,
     "bout_number": lambda s, f: f["bout"],
