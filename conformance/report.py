@@ -336,25 +336,6 @@ def html_text(results, meta: dict, positions: dict | None = None) -> str:
     return "\n".join(out)
 
 
-def _fuzz_html(campaigns: list) -> list[str]:
-    """durak fuzz: per campaign, the games played and the rule coverage."""
-    out = []
-    for c in campaigns:
-        out.append(f"<h2>Fuzzing under {_e(str(c['variant']))}: {c['games']} games, "
-                   f"{len(c['divergences'])} distinct divergence(s)</h2><table>"
-                   "<tr><th>rule</th><th>accept</th><th>reject</th></tr>")
-        for rule, entry in sorted(c["coverage"].items()):
-            cells = []
-            for side in ("accept", "reject"):
-                e = entry[side]
-                text, cls = ("-", "skip") if e["target"] is None else \
-                    ("reached", "pass") if e["exercised"] else ("not reached", "fail")
-                cells.append(f"<td class='{cls}'>{text}{' (edge)' if e['target'] == 'edge' else ''}</td>")
-            out.append(f"<tr><td><code>{_e(rule)}</code></td>{''.join(cells)}</tr>")
-        out.append("</table>")
-    return out
-
-
 def _rule_code(rule_id: str, docs_url: str) -> str:
     return f"<a href='{_e(rule_url(rule_id, docs_url))}'><code>{_e(rule_id)}</code></a>"
 

@@ -47,6 +47,7 @@ from durak_spec.tools.common import (
     UserError,
     _load,
     _parse_options,
+    check_report_paths,
     output_console,
 )
 
@@ -291,10 +292,7 @@ def check_command(ctx, adapter_name, paths, cases, rules, areas, variants, playe
         except DurakError as exc:
             raise UserError(str(exc)) from None
     outputs = {"json": report_file, "junit": junit_file, "html": html_file}
-    for path in filter(None, outputs.values()):  # before the run: a bad path loses nothing
-        problem = reports.check_writable(path)
-        if problem:
-            raise UserError(f"can't write the report {path}: {problem}")
+    check_report_paths(outputs)  # before the run: a bad path loses nothing
     if cases_dir is not None and not any(Path(cases_dir).rglob("*.yaml")):
         raise UserError(f"--cases-dir {cases_dir}: holds no case files (*.yaml)")
     selection = Selection(tuple(cases), tuple(rules), tuple(areas), tuple(variants), tuple(players))

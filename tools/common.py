@@ -15,6 +15,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from durak_spec.conformance import report as reports
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.spec import Spec, load_spec
 from durak_spec.reference_impl.yamlio import InputError, parse_text
@@ -41,6 +42,15 @@ def _load(ctx) -> Spec:
         return load_spec(ctx.obj.get("spec_dir"))
     except (DurakError, InputError) as exc:
         raise UserError(str(exc)) from None
+
+
+def check_report_paths(outputs: dict) -> None:
+    """Every report file given ({format: path or None}) can be written, checked before a run so
+    a bad path loses nothing; a UserError names the first that can't."""
+    for path in filter(None, outputs.values()):
+        problem = reports.check_writable(path)
+        if problem:
+            raise UserError(f"can't write the report {path}: {problem}")
 
 
 def _parse_options(pairs) -> dict:

@@ -35,6 +35,7 @@ from durak_spec.tools.common import (
     UserError,
     _load,
     _parse_options,
+    check_report_paths,
 )
 
 
@@ -228,10 +229,7 @@ def fuzz_command(ctx, adapter_name, variants, options, players, games, seed_valu
     except AdapterError as exc:
         raise UserError(str(exc)) from None
     paths = {"json": report_file, "junit": junit_file, "html": html_file}
-    for path in filter(None, paths.values()):  # before the run: a bad path loses nothing
-        problem = reports.check_writable(path)
-        if problem:
-            raise UserError(f"can't write the report {path}: {problem}")
+    check_report_paths(paths)  # before the run: a bad path loses nothing
     problem = check_out_dir(out_dir)
     if problem:
         raise UserError(f"--out {out_dir}: {problem}")
