@@ -11,14 +11,15 @@ import random
 
 import pytest
 import z3
+from verify_support import symbolic_action
 
 from durak_spec.reference_impl import primitives as interpreter
 from durak_spec.reference_impl.game import Game
 from durak_spec.reference_impl.spec import shipped_spec
 from durak_spec.tools.verify.backend.machine import PRIMITIVES as SYMBOLIC
 from durak_spec.tools.verify.backend.machine import Machine
-from durak_spec.tools.verify.backend.state import SymAction, concrete
-from durak_spec.tools.verify.backend.values import Card, simp, zbool, zint
+from durak_spec.tools.verify.backend.state import concrete
+from durak_spec.tools.verify.backend.values import simp, zbool, zint
 
 PLAYERS = (2, 3, 4, 6)
 GAMES = 2            # games per preset and player count
@@ -41,20 +42,6 @@ class Recorder:
             fn(g, s, a, **kw)
             self.calls.append((name, kw, before, a, s.clone(), g))
         return run
-
-
-def symbolic_action(m, s, a):
-    """The SymAction of an interpreter action, with the vocabulary's card facts as they are."""
-    if a is None:
-        return None
-    suits = m.suits
-    card = Card(a.card.rank, suits.index(a.card.suit)) if a.card is not None else None
-    target = Card(a.target.rank, suits.index(a.target.suit)) if a.target is not None else None
-    return SymAction(a.kind, a.seat, card, target,
-                     (a.card in s.hands[a.seat]) if card else None,
-                     s.is_unbeaten(a.target) if target else None,
-                     s.unbeaten_share_rank(a.card) if card else None,
-                     (a.card in s.shown) if card else None)
 
 
 def disagreements(m, name, kw, before, action, after) -> list[str]:

@@ -16,6 +16,7 @@ import pytest
 import yaml
 import z3
 from cli_support import run
+from verify_support import symbolic_action
 
 from durak_spec.conformance.cases import parse_case
 from durak_spec.reference_impl import vocab
@@ -25,8 +26,8 @@ from durak_spec.reference_impl.primitives import PRIMITIVES
 from durak_spec.reference_impl.ruleset import SEAT_DECISIONS
 from durak_spec.tools.verify.backend.machine import PRIMITIVES as SYMBOLIC
 from durak_spec.tools.verify.backend.machine import RESULT_DECISIONS, Machine
-from durak_spec.tools.verify.backend.state import CALL_NAMES, VALUE_NAMES, SymAction, concrete
-from durak_spec.tools.verify.backend.values import Card, V, simp
+from durak_spec.tools.verify.backend.state import CALL_NAMES, VALUE_NAMES, concrete
+from durak_spec.tools.verify.backend.values import V, simp
 from durak_spec.tools.verify.boundary import generate, generate_fresh
 from durak_spec.tools.verify.equiv import compare
 from durak_spec.tools.verify.invariants import Induction, properties
@@ -77,17 +78,6 @@ def test_every_vocabulary_name_has_a_symbolic_meaning():
 
 def test_every_primitive_of_the_flow_has_a_symbolic_model():
     assert set(SYMBOLIC) == set(PRIMITIVES)
-
-
-def _symbolic_action(m, s, a):
-    """The SymAction of an interpreter action, with the vocabulary's card facts as they are."""
-    suits = m.suits
-    card = Card(a.card.rank, suits.index(a.card.suit)) if a.card is not None else None
-    target = Card(a.target.rank, suits.index(a.target.suit)) if a.target is not None else None
-    return SymAction(a.kind, a.seat, card, target,
-                     (a.card in s.hands[a.seat]) if card else None,
-                     s.is_unbeaten(a.target) if target else None,
-                     s.unbeaten_share_rank(a.card) if card else None)
 
 
 def _candidates(game):
@@ -146,7 +136,7 @@ def test_the_z3_backend_agrees_with_the_python_backend_on_states_of_random_games
                         continue  # reads the cards of hands, which z3 over-approximates
                     assert have == want or (want is None and have is None), (name, seat)
             for a in _candidates(game):
-                sa = _symbolic_action(m, s, a)
+                sa = symbolic_action(m, s, a)
                 for cr, term in m.rule_terms(cs, sa):
                     assert _value(term) == bool(cr.clause.fn(s, a.seat, a.card, a.target)), (cr.rule.id, str(a))
                     checked += 1

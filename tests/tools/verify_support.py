@@ -1,0 +1,20 @@
+"""What the z3 backend tests share: an interpreter action as the backend's SymAction."""
+
+from __future__ import annotations
+
+from durak_spec.tools.verify.backend.state import SymAction
+from durak_spec.tools.verify.backend.values import Card
+
+
+def symbolic_action(m, s, a):
+    """The SymAction of an interpreter action, with the vocabulary's card facts as they are."""
+    if a is None:
+        return None
+    suits = m.suits
+    card = Card(a.card.rank, suits.index(a.card.suit)) if a.card is not None else None
+    target = Card(a.target.rank, suits.index(a.target.suit)) if a.target is not None else None
+    return SymAction(a.kind, a.seat, card, target,
+                     (a.card in s.hands[a.seat]) if card else None,
+                     s.is_unbeaten(a.target) if target else None,
+                     s.unbeaten_share_rank(a.card) if card else None,
+                     (a.card in s.shown) if card else None)
