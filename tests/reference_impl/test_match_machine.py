@@ -27,6 +27,7 @@ PRESETS = ("podkidnoy", "cardzmania", "podkidnoy_epaulettes", "podkidnoy_epaulet
 OPENERS = ("left_of_fool", "right_of_fool", "left_of_fool_three_attack_fool", "fool", "winner",
            "first_deal_rule")
 PENALTY_TOTAL = {2: 3, 3: 4, 4: 6, 5: 8, 6: 10}  # 0 + 1 + 3, and 2 for each other player
+LADDER_RUNGS = 9  # six, seven, ..., ace: the ninth scored deal gives a player the ace
 
 
 def expected_opener(opener: str, n: int, fool: int, winner: int) -> int | None:
@@ -52,9 +53,11 @@ def machine_for(spec, presets=PRESETS):
 
         def begin(self, preset, n, opener, short):
             options = {"next_deal_opener": opener}
-            if short or preset == "podkidnoy_epaulette_ladder":
-                # keep matches short: a ladder match needs a final attack of the right rank
+            if short:
                 options.update(match_end="deals", match_deals=3)
+            elif preset == "podkidnoy_epaulette_ladder":
+                # keep matches short: the ladder's own end rule (the ace, or its number of deals)
+                options.update(match_deals=3)
             self.ruleset = spec.ruleset(preset, options)
             self.opt = self.ruleset.options
             self.match = Match(self.ruleset, n)
@@ -95,10 +98,13 @@ def machine_for(spec, presets=PRESETS):
                 assert sum(result.scores) == PENALTY_TOTAL[self.n]
                 assert sorted(result.scores) == sorted(
                     [0, 3] + ([1] if self.n > 2 else []) + [2] * (self.n - 3))
-            if self.opt["match_end"] == "deals":
-                assert result.over == (result.number >= self.opt["match_deals"])
-            elif self.opt["scoring"] != "epaulette_ladder":
-                assert result.over == (max(result.totals) >= self.opt["match_target"])
+            if self.opt["scoring"] == "epaulette_ladder":
+                reached = max(result.totals) >= LADDER_RUNGS  # somebody received the ace
+            else:
+                reached = max(result.totals) >= self.opt["match_target"]
+            dealt = result.number >= self.opt["match_deals"]
+            assert result.over == {"deals": dealt, "score": reached,
+                                   "score_or_deals": dealt or reached}[self.opt["match_end"]]
             if self.opt["scoring"] == "penalty_points" and self.opt["match_end"] == "score":
                 # a match always ends: every deal adds PENALTY_TOTAL points, so some player
                 # reaches the target within target * n / total deals (rounded up)

@@ -19,7 +19,7 @@ import z3
 from durak_spec.reference_impl import vocab
 from durak_spec.reference_impl.lang import SEAT
 from durak_spec.tools.verify.backend.translate import Translator
-from durak_spec.tools.verify.backend.values import Opt, V, pick, simp, zbool, zint
+from durak_spec.tools.verify.backend.values import Opt, V, differs, pick, simp, zbool, zint
 
 DEAL_FACTS = ("inv.places", "inv.draw_no_loser", "inv.fool_last")
 MAX_DEALS = 30  # the longest match the bounded check looks at (or match_deals, if more)
@@ -198,6 +198,32 @@ def _optimum(facts, term, maximize: bool):
         return None
     value = (opt.upper(handle) if maximize else opt.lower(handle))
     return value.as_long() if z3.is_int_value(value) else None
+
+
+def match_matters(ruleset_a, ruleset_b, n: int) -> str | None:
+    """The first match decision whose value differs between the two rulesets for some result of
+    a deal at n players (the same deal and tallies before it), or None: how `durak verify` sees
+    that an option of the match (scoring, match_end, ...) has an effect."""
+    ra, rb = DealResult(ruleset_a, n, "mm"), DealResult(ruleset_b, n, "mm")  # shared z3 names
+    facts = ra.facts() + [zbool(ra.clause(c.tree)) for inv, c in _invariants(ruleset_a)
+                          if inv["id"] in DEAL_FACTS]
+    pairs = []
+    for r in (ra, rb):
+        scores, eps = r.score_it()
+        out = [(f"decision deal_score of seat {i}", x) for i, x in enumerate(scores)]
+        out += [(f"decision deal_epaulettes of seat {i}", x) for i, x in enumerate(eps)]
+        out += [("decision next_dealer", r.next_dealer), ("decision winner", r.decide("winner")),
+                ("decision match_over", r.decide("match_over"))]
+        out += [(f"decision match_key of seat {i}", r.decide("match_key", i)) for i in range(n)]
+        pairs.append(out)
+    live = [(la, simp(differs(x, y))) for (la, x), (_, y) in zip(*pairs)]
+    live = [(label, d) for label, d in live if d is not False]
+    if not live:
+        return None
+    result, model = _check(facts + [z3.Or([zbool(d) for _, d in live])])
+    if result != z3.sat:
+        return None
+    return next(label for label, d in live if z3.is_true(model.eval(zbool(d), model_completion=True)))
 
 
 def ends_within(ruleset, n: int, cap: int = MAX_DEALS) -> tuple[int | None, str]:

@@ -21,8 +21,9 @@ from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.ruleset import SEAT_DECISIONS
 from durak_spec.tools.verify.backend.machine import RESULT_DECISIONS, Machine
 from durak_spec.tools.verify.backend.state import SymAction, SymState
-from durak_spec.tools.verify.backend.values import Opt, simp, zbool, zint
+from durak_spec.tools.verify.backend.values import differs, simp, zbool
 from durak_spec.tools.verify.invariants import check, properties
+from durak_spec.tools.verify.match import match_matters
 
 OPTION_REF = re.compile(r"\bopt\.([a-z_][a-z0-9_]*)")
 
@@ -57,17 +58,6 @@ def deals(ruleset) -> list[Deal]:
             note = f"talon {talon}, the turned-up trump at its bottom"
         out.append(Deal(n, size, talon, note))
     return out
-
-
-def _differs(x, y):
-    """A z3 bool: two translated values differ (optional values compare with their None flag)."""
-    if isinstance(x, Opt) or isinstance(y, Opt) or x is None or y is None:
-        ox, oy = (v if isinstance(v, Opt) else Opt(0 if v is None else v, v is None) for v in (x, y))
-        return z3.Or(zbool(ox.none) != zbool(oy.none),
-                     z3.And(z3.Not(zbool(ox.none)), zint(ox.value) != zint(oy.value)))
-    if isinstance(x, bool) or isinstance(y, bool) or z3.is_bool(x) or z3.is_bool(y):
-        return zbool(x) != zbool(y)
-    return zint(x) != zint(y)
 
 
 def _meanings(m: Machine, s: SymState, mid: SymState, actions: dict, throw: SymAction):
@@ -107,7 +97,7 @@ def matters(ruleset_a, ruleset_b, n: int) -> str | None:
             facts += [ma.clause(sa, p.clause.tree), ma.clause(mida, p.clause.tree)]
     facts += [ma.action_facts(sa, a) for a in actions.values()]
     pairs = list(zip(_meanings(ma, sa, mida, actions, throw), _meanings(mb, sb, midb, actions, throw)))
-    differ = [(label, simp(_differs(x, y))) for (label, x), (_, y) in pairs]
+    differ = [(label, simp(differs(x, y))) for (label, x), (_, y) in pairs]
     live = [(label, d) for label, d in differ if d is not False]
     if not live:
         return None
@@ -132,7 +122,8 @@ def dead_options(spec, preset: str, ruleset, players=None) -> tuple[list[str], l
             except DurakError:
                 continue
             lo, hi = ruleset.player_limits
-            if any(matters(ruleset, alt, n) for n in players or range(lo, hi + 1)):
+            if any(match_matters(ruleset, alt, n) or matters(ruleset, alt, n)
+                   for n in players or range(lo, hi + 1)):
                 live = True
                 break
         if live:

@@ -241,9 +241,11 @@ def _matches_page(data: DocsData) -> str:
         o = rs.options
         seed, report = _worked_match(rs, o)
         m = report.match
-        end = (f"after {o['match_deals']} deals" if o["match_end"] == "deals"
-               else "once a player receives the ace" if o["scoring"] == "epaulette_ladder"
-               else f"once a player reaches {o['match_target']}")
+        to_score = ("once a player receives the ace" if o["scoring"] == "epaulette_ladder"
+                    else f"once a player reaches {o['match_target']}")
+        end = {"deals": f"after {o['match_deals']} deals", "score": to_score,
+               "score_or_deals": f"{to_score} or after {o['match_deals']} deals, whichever "
+                                 "comes first"}[o["match_end"]]
         text += (f"### `{preset}`\n\nMatch seed {seed}. "
                  f"{esc(spec.presets[preset].get('title', preset))}: scoring "
                  f"`{o['scoring']}`, epaulettes `{o['epaulettes']}`, the match ends {end}.\n\n")

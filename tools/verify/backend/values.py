@@ -84,6 +84,17 @@ def simp(x):
     return x
 
 
+def differs(x, y):
+    """A z3 bool: two translated values differ (optional values compare with their None flag)."""
+    if isinstance(x, Opt) or isinstance(y, Opt) or x is None or y is None:
+        ox, oy = (v if isinstance(v, Opt) else Opt(0 if v is None else v, v is None) for v in (x, y))
+        return z3.Or(zbool(ox.none) != zbool(oy.none),
+                     z3.And(z3.Not(zbool(ox.none)), zint(ox.value) != zint(oy.value)))
+    if isinstance(x, bool) or isinstance(y, bool) or z3.is_bool(x) or z3.is_bool(y):
+        return zbool(x) != zbool(y)
+    return zint(x) != zint(y)
+
+
 def ite(c, a, b):
     """z3 If over translated payloads of the same shape; folds a constant condition."""
     c = simp(c)
