@@ -4,7 +4,7 @@ capability `"match": true`; PROTOCOL.md "Matches").
 A match case (a YAML file under conformance/cases/ with a `match:` key) names a preset, a player
 count and its deals: each deal's cards (deal 1 also its dealer), its script of actions, and what
 the deal must score: who dealt and opened it, the finishing order, the fool, each seat's score and
-the totals, the next dealer and whether the match is over. The runner starts deal 1 with `start`,
+the totals, the epaulettes each seat received, the next dealer and whether the match is over. The runner starts deal 1 with `start`,
 plays the script with `apply`, asks `score`, then sends each further deal's cards with
 `next_deal`: the engine decides that deal's dealer and first attacker by its match rules.
 
@@ -27,8 +27,8 @@ from durak_spec.reference_impl.notation import action_text, parse_action
 from durak_spec.reference_impl.simulate import STEP_LIMIT
 from durak_spec.reference_impl.spec import Spec
 
-COMPARED = ("dealer", "first_attacker", "finish_order", "fool", "scores", "totals", "next_dealer",
-            "over")
+COMPARED = ("dealer", "first_attacker", "finish_order", "fool", "scores", "totals", "epaulettes",
+            "next_dealer", "over")
 
 
 class MatchCaseError(DurakError):
@@ -154,6 +154,8 @@ def run_match_case(session: Session, case_id: str, data: dict, file: str = "") -
             if reply.kind != "result":
                 res.status, res.message = "error", f"deal {i + 1}: score: {reply.value}"
                 return _done(res, t0)
+            if "epaulettes" not in have and rs.options["epaulettes"] == "none":
+                have["epaulettes"] = [0] * m["players"]  # nobody wears any: it may be left out
             for k in COMPARED:
                 if have.get(k) != d["expect"][k]:
                     res.status, res.check = "fail", f"score.{k}"
@@ -168,8 +170,8 @@ def run_match_case(session: Session, case_id: str, data: dict, file: str = "") -
 
 def _rule_of(rs, key: str) -> str | None:
     """The rule that decides a compared field of the score."""
-    decision = {"scores": "deal_score", "totals": "deal_score", "next_dealer": "next_dealer",
-                "over": "match_over"}.get(key)
+    decision = {"scores": "deal_score", "totals": "deal_score", "epaulettes": "deal_epaulettes",
+                "next_dealer": "next_dealer", "over": "match_over"}.get(key)
     if decision is not None:
         return rs.match_decisions[decision].rule.id
     if key in ("dealer",):

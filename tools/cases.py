@@ -1,4 +1,5 @@
-"""`durak cases`: record conformance cases with the reference interpreter (record, golden, cover)."""
+"""`durak cases`: record conformance cases with the reference interpreter (record, golden, cover,
+match)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,14 @@ from pathlib import Path
 
 import click
 
-from durak_spec.conformance.cases import CASES_DIR, CaseError, load_suite, write_case
+from durak_spec.conformance.cases import CASES_DIR, CaseError, dump_case, load_suite, write_case
+from durak_spec.conformance.matches import check_match_case, record_match
 from durak_spec.conformance.record import coverage_case, golden_case, record_case
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.yamlio import InputError, load_file
 from durak_spec.tools.common import ProgressReport, UserError, _load
 from durak_spec.tools.lint.coverage import coverage, gaps, load_untested
+from durak_spec.tools.match import match_overrides
 
 
 @click.group("cases")
@@ -102,3 +105,49 @@ def cover_command(ctx, out_dir, quiet):
                 continue
             path = write_case(case, spec, root)
             click.echo(f"wrote {path} ({len(case['steps'])} steps)")
+
+
+@cases_group.command("match")
+@click.option("--variant", "variants", multiple=True, metavar="NAME",
+              help="Preset whose match to record (repeatable; default: podkidnoy).")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="Override an option of each preset (repeatable), e.g. match_target=8.")
+@click.option("--players", "players", multiple=True, type=int,
+              help="Player count (repeatable; default: 3).")
+@click.option("--deals", type=int, default=None,
+              help="Record matches of this many deals (sets match_end=deals and match_deals).")
+@click.option("--max-deals", type=click.IntRange(min=1), default=None,
+              help="Stop recording a match after this many deals (the case then ends mid-match).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the match.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Root folder for the cases (default: the shipped suite); a case goes to match/.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or status lines.")
+@click.pass_context
+def match_cases_command(ctx, variants, options, players, deals, max_deals, seed, out_dir, quiet):
+    """Write match cases: a random match on the reference as a sequence of deals (cards, script)
+    with what each deal scores (conformance/matches.py; run by durak check on engines that
+    declare "match")."""
+    spec = _load(ctx)
+    for v in variants:
+        if v not in spec.presets:
+            raise UserError(f"unknown preset {v!r}; presets: {', '.join(spec.presets)}")
+    overrides = match_overrides(spec, options, deals)
+    root = Path(out_dir) if out_dir else CASES_DIR
+    jobs = [(v, n) for v in variants or ("podkidnoy",) for n in players or (3,)]
+    with ProgressReport("cases match", len(jobs), "cases", quiet=quiet) as progress:
+        for v, n in jobs:
+            try:
+                case = record_match(spec, v, n, seed, max_deals, overrides)
+            except DurakError as exc:
+                raise UserError(str(exc)) from None
+            problem = check_match_case(spec, case["id"], case)
+            if problem:  # the reference disagrees with its own recording: a bug, never a case
+                raise UserError(f"{case['id']}: {problem}")
+            path = root / f"{case['id']}.yaml"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(dump_case(case))
+            deals_made = case["match"]["deals"]
+            over = "over" if deals_made and deals_made[-1]["expect"]["over"] else "not over"
+            progress.console.print(f"wrote {path} ({len(deals_made)} deals, {over})",
+                                   highlight=False, markup=False, soft_wrap=True)
+            progress.advance()

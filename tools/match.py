@@ -21,7 +21,8 @@ from durak_spec.tools.common import (
 )
 
 
-def _ruleset(spec, variant, options, deals):
+def match_overrides(spec, options, deals) -> dict:
+    """The option overrides of `--option NAME=VALUE` and `--deals K` (a match of K deals)."""
     overrides = _parse_options(options)
     if deals is not None:
         values = spec.options["match_deals"].values
@@ -29,8 +30,12 @@ def _ruleset(spec, variant, options, deals):
             raise UserError(f"--deals {deals}: a match may have {', '.join(map(str, values))} "
                             "deals (option match_deals)")
         overrides.update(match_end="deals", match_deals=deals)
+    return overrides
+
+
+def _ruleset(spec, variant, options, deals):
     try:
-        return spec.ruleset(variant, overrides)
+        return spec.ruleset(variant, match_overrides(spec, options, deals))
     except DurakError as exc:
         raise UserError(str(exc)) from None
 

@@ -32,3 +32,12 @@ class FlatPenaltyEngine(ReferenceEngine):
         if self.game.ruleset.options["scoring"] == "penalty_points":
             out["scores"] = [2 if s == 3 else s for s in out["scores"]]
         return out
+
+
+class NoEpaulettesEngine(ReferenceEngine):
+    """Never gives the fool epaulettes, and leaves the field out of its score."""
+
+    def score(self) -> dict:
+        out = super().score()
+        del out["epaulettes"]
+        return out

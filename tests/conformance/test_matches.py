@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from click.testing import CliRunner
+
 from durak_spec.conformance.cases import CASES_DIR
 from durak_spec.conformance.matches import check_match_case, record_match
 from durak_spec.reference_impl.yamlio import load_file
+from durak_spec.tools.cli import cli
 
 HERE = Path(__file__).resolve().parent
 
@@ -49,3 +52,35 @@ def test_an_engine_without_the_match_level_keeps_working(check):
                 "--case", "start/*")
     assert run.exit_code == 0
     assert not any(c["case"].startswith("match/") for c in run.report["cases"])
+
+
+def test_the_runner_compares_the_epaulettes(check):
+    """An engine may leave epaulettes out where the variant gives none; where it gives some, the
+    runner compares them and names scoring.epaulettes."""
+    run = check("--adapter", "python:match_engines:NoEpaulettesEngine", "--path", HERE,
+                "--case", "match/*")
+    statuses = run.statuses()
+    failed = [c for c in run.report["cases"] if c["status"] == "fail"]
+    assert run.exit_code == 1 and statuses[("match/cardzmania_3p_seed1", "cardzmania")] == "pass"
+    assert {c["case"] for c in failed} == {"match/podkidnoy_epaulettes_3p_seed2",
+                                           "match/podkidnoy_epaulette_ladder_3p_seed2"}
+    assert all(c["check"] == "score.epaulettes" and c["rule"] == "scoring.epaulettes"
+               for c in failed)
+
+
+def test_durak_cases_match_records_a_case_the_reference_passes(tmp_path, spec):
+    result = CliRunner().invoke(cli, ["cases", "match", "--variant", "cardzmania", "--players",
+                                       "2", "--seed", "4", "--out", str(tmp_path), "-q"])
+    assert result.exit_code == 0, result.output
+    written = tmp_path / "match" / "cardzmania_2p_seed4.yaml"
+    assert written.read_text() == (CASES_DIR / "match" / "cardzmania_2p_seed4.yaml").read_text()
+    data = load_file(written)
+    assert check_match_case(spec, data["id"], data) is None
+    assert data["match"]["deals"][-1]["expect"]["over"] is True
+    short = CliRunner().invoke(cli, ["cases", "match", "--variant", "podkidnoy", "--deals", "2",
+                                      "--seed", "1", "--out", str(tmp_path), "-q"])
+    assert short.exit_code == 0, short.output
+    data = load_file(tmp_path / "match" / "podkidnoy_3p_seed1.yaml")
+    assert len(data["match"]["deals"]) == 2 and data["match"]["options"]["match_deals"] == 2
+    bad = CliRunner().invoke(cli, ["cases", "match", "--variant", "nope"])
+    assert bad.exit_code == 2 and "unknown preset" in bad.output

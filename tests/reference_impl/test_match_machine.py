@@ -4,7 +4,8 @@ A rule of the machine plays one whole deal by random legal actions (every state 
 invariant checked at every step) and scores it. After each deal the machine checks the deal_end
 invariants of spec/invariants.yaml and, against expectations written here from the sources rather
 than from the spec's clauses: the penalty points of a deal sum to the same total for the player
-count, the durak deals next, the next deal is opened by the seat next_deal_opener names, and the
+count, the durak deals next, the next deal is opened by the seat next_deal_opener names (in
+teams, by the winning team), and the
 match ends exactly when its end rule says. A last test edits a copy of spec/ (the fool no longer
 deals) and shows the machine catches it.
 """
@@ -25,7 +26,7 @@ from durak_spec.reference_impl.spec import load_spec, shipped_spec
 PRESETS = ("podkidnoy", "cardzmania", "podkidnoy_epaulettes", "podkidnoy_epaulette_ladder",
            "podkidnoy_teams", "podkidnoy_three_teams")
 OPENERS = ("left_of_fool", "right_of_fool", "left_of_fool_three_attack_fool", "fool", "winner",
-           "first_deal_rule")
+           "first_deal_rule", None)  # None: the preset's own
 PENALTY_TOTAL = {2: 3, 3: 4, 4: 6, 5: 8, 6: 10}  # 0 + 1 + 3, and 2 for each other player
 LADDER_RUNGS = 9  # six, seven, ..., ace: the ninth scored deal gives a player the ace
 
@@ -52,7 +53,7 @@ def machine_for(spec, presets=PRESETS):
             self.begin(preset, n, opener, short)
 
         def begin(self, preset, n, opener, short):
-            options = {"next_deal_opener": opener}
+            options = {} if opener is None else {"next_deal_opener": opener}
             if short:
                 options.update(match_end="deals", match_deals=3)
             elif preset == "podkidnoy_epaulette_ladder":
@@ -63,6 +64,8 @@ def machine_for(spec, presets=PRESETS):
             self.match = Match(self.ruleset, n)
             self.n = n
             self.stuck = False
+            self.team_play = self.ruleset.seating(n)[1]
+            self.own_opener = opener is None
 
         @precondition(lambda self: not self.match.over and not self.stuck)
         @rule(seed=st.integers(0, 2**31 - 1))
@@ -77,6 +80,9 @@ def machine_for(spec, presets=PRESETS):
                                        previous.winner)
                 if want is not None:
                     assert s.attacker == want, (previous.fool, s.attacker, want)
+                if self.team_play and self.own_opener:
+                    # W19: in later deals the winning team from the previous deal begins
+                    assert not previous.losers[s.attacker], "the winning team opens"
             choice = random.Random(seed).choice
             while not game.is_terminal() and s.steps < STEP_LIMIT:
                 action = choice(game.legal_actions())
