@@ -5,10 +5,11 @@ reference combined in one engine, conformance/examples/mutants.py), one campaign
 at 2 and at 4 players each: which broken rules were reported (each under its own rule), after how
 many games the last of them first showed, the distinct divergences, and the lengths of the shrunk
 cases, with the engine declaring `positions` (cases start just before the divergence) and without
-(cases start from the deal with the shortest prefix found). Then campaigns against the reference
-itself, at 2 and at 4 players, with and without positions: how many of the legality-clause sides
-that can decide under podkidnoy were exercised (coverage.py). The rules named that are not the
-broken ones are printed too (collateral names).
+(cases start from a deal: the position at the start of the divergence's bout, with the shortest
+prefix found), and the seconds of the whole campaign and of its shrinking, diagnosis and cases
+(`after`). Then campaigns against the reference itself, at 2 and at 4 players, with and without
+positions: how many of the legality-clause sides that can decide under podkidnoy were exercised
+(coverage.py). The rules named that are not the broken ones are printed too (collateral names).
 Targets: every broken rule reported within 1,000 games; median shrunk case <= 8 steps, max 20;
 every clause side exercised at 2 and at 4 players.
 Run: python bench/fuzz_campaigns.py [--games 1000] [--seed 0]
@@ -53,7 +54,7 @@ def main() -> None:
     spec = load_spec()
     lengths: dict[bool, list] = {True: [], False: []}
     print(f"{'engine':58s} {'pl':>2s} {'pos':>3s} {'found':>5s} {'games':>5s} {'distinct':>8s} "
-          f"{'med':>4s} {'max':>4s} {'s':>5s}")
+          f"{'med':>4s} {'max':>4s} {'s':>5s} {'after':>5s}")
     for names in ENGINES:
         breaks = {MUTANTS[n].breaks for n in names}
         adapter = "python:durak_spec.conformance.examples.mutants:" + "+".join(names)
@@ -72,7 +73,7 @@ def main() -> None:
                 print(f"{'+'.join(names):58s} {players:2d} {'yes' if positions else 'no':>3s} "
                       f"{len(found)}/{len(breaks):<3d} {needed:5d} {len(res.entries):8d} "
                       f"{statistics.median(steps) if steps else 0:4.0f} {max(steps, default=0):4d} "
-                      f"{time.perf_counter() - t0:5.1f}")
+                      f"{time.perf_counter() - t0:5.1f} {time.perf_counter() - t0 - res.seconds:5.1f}")
                 extra = {e.witness.rule for e in res.entries} - breaks
                 if extra:
                     print(f"    also named: {', '.join(sorted(extra))}")

@@ -10,9 +10,14 @@ The campaign also tracks which legality clauses were exercised on both sides of 
 
 Each distinct divergence is then shrunk, as creduce does, to the shortest setup that still
 reproduces it on the engine: a mid-deal position just before the divergence when the engine
-declares `positions`, otherwise its deal with the shortest prefix of actions found (the shortest
-occurrence, then removal of chunks of the prefix that keep it legal and still diverging). It is
-written as a conformance case that `durak check` replays.
+declares `positions`; otherwise a deal with the shortest prefix of actions found: the shortest
+occurrence, restarted as a deal from the position at the start of its bout (the hands, talon and
+trump of that moment, the attacker named, the discard and the seats out left out), the action at
+stake moved earlier, short games from other deals, removal of chunks of the prefix that keep it
+legal and still diverging, then of the cards the steps do not need. Every candidate is kept only
+when the engine shows the same signature (kind and rule) on it, so any kind of divergence
+(verdict, legal set, state field, error) shrinks. It is written as a conformance case that
+`durak check` replays.
 
 Witnesses are saved in a hypothesis example database, keyed by engine and variant: a directory
 under the output folder by default, or a shared one (`redis://HOST:PORT/DB`, hypothesis's
@@ -59,6 +64,8 @@ SEARCH_GAMES = 120   # short games from new deals tried for a shorter witness (w
 SHORT = 8            # a witness this short is not searched further
 EARLIER_TESTS = 80   # engine runs spent moving a verdict's action earlier in its witness
 EARLIER_LIKE = 3     # actions like the witness's last one tried after each prefix
+BOUT_TRIES = 4       # bout starts of a witness tried as deals (without positions), latest first
+CARD_TESTS = 24      # engine runs spent dropping cards from a shrunk deal
 SYNC_EVERY = 50      # games between looks at a shared database for other workers' finds
 SEED_EVERY = 10      # every this many games, an engine that takes positions gets one from the
                      # generated boundary cases of a clause side not reached yet
@@ -337,13 +344,86 @@ class Campaign:
         w = _keep(w, again)
         if self.lock.positions and w.steps:
             w = self._from_position(w, test)
+        if not self.lock.positions and len(w.steps) > 1:
+            w = self._from_bout_start(w, test)
         if not self.lock.positions and w.kind.startswith("verdict") and len(w.steps) > 1:
             w = self._earlier(w, test)
         if not self.lock.positions and len(w.steps) > SHORT:
             w = self._search_deals(w)
         if len(w.steps) > 1:
             w = self._reduce_prefix(w, test)
+        if not _is_position(w.setup):
+            w = self._fewer_cards(w, test)
         entry.witness = w
+
+    def _from_bout_start(self, w: Divergence, test) -> Divergence:
+        """Start from a deal that is the reference's position at the start of a bout of the
+        witness, the latest bout first (the bout of the divergence, then the ones before): the
+        hands, talon and trump of that moment with its attacker named, the cards already
+        discarded out of play and the seats already out left out of the deal."""
+        rs = self.lock.ruleset
+        game = Game(rs, Setup.from_json(w.setup, rs.deck, rs.player_limits))
+        starts = []   # (deal, steps from there), the latest BOUT_TRIES bout starts
+        for k, s in enumerate(w.steps):
+            if k and not game.state.table and not game.state.taking:
+                found = _deal_of(game, w.steps[k:])
+                if found is not None:
+                    starts = (starts + [found])[-BOUT_TRIES:]
+            try:
+                game.apply_action(game.parse_action(s["do"]))
+            except DurakError:
+                break
+        for setup, steps in reversed(starts):
+            if not _agrees(rs, setup, steps):
+                continue
+            got = test(setup.to_json(), steps)
+            if got is not None:
+                return _keep(w, got, force=got.length <= w.length)
+        return w
+
+    def _fewer_cards(self, w: Divergence, test) -> Divergence:
+        """The deal with as few cards as still show the divergence: the talon dropped (the
+        turned-up trump stays the trump), then the cards of the hands no step names, in halves
+        as ddmin removes them."""
+        rs = self.lock.ruleset
+        setup = Setup.from_json(w.setup, rs.deck, rs.player_limits)
+        if setup.is_position:
+            return w
+        named = {word for s in w.steps for word in s["do"].split()[2:]}
+        tries = [CARD_TESTS]
+
+        def attempt(hands, talon) -> bool:
+            nonlocal w, setup
+            if tries[0] <= 0 or any(not h for h in hands):
+                return False
+            tries[0] -= 1
+            cand = Setup(hands, talon, setup.trump, setup.dealer, setup.attacker)
+            if not _agrees(rs, cand, w.steps, setup):
+                return False
+            got = test(cand.to_json(), w.steps)
+            if got is None or got.length > w.length:
+                return False
+            w, setup = _keep(w, got, force=True), cand
+            return True
+
+        if setup.talon:
+            attempt([list(h) for h in setup.hands], [])
+        spare = [(i, c) for i, h in enumerate(setup.hands) for c in h if c.text not in named]
+        n = 1
+        while spare and tries[0] > 0:
+            chunk = -(-len(spare) // n)
+            for i in range(0, len(spare), chunk):
+                drop = set(spare[i:i + chunk])
+                hands = [[c for c in h if (seat, c) not in drop] for seat, h in enumerate(setup.hands)]
+                if attempt(hands, list(setup.talon)):
+                    spare = spare[:i] + spare[i + chunk:]
+                    n = max(n - 1, 1)
+                    break
+            else:
+                if chunk == 1:
+                    break
+                n = min(len(spare), n * 2)
+        return w
 
     def _earlier(self, w: Divergence, test) -> Divergence:
         """The shortest prefix of the witness after which an action like its last one (of the
@@ -511,6 +591,50 @@ def _keep(old: Divergence, new: Divergence, force: bool = False) -> Divergence:
     if force or new.length < old.length or (new.length == old.length and old.steps != new.steps):
         return new
     return old
+
+
+def _deal_of(game: Game, steps: list):
+    """The reference's position at the start of a bout as a deal, with the steps from there
+    renumbered for it: (setup, steps), or None when a deal cannot say it (a seat out with
+    fewer seats than the variant plays, a hand empty)."""
+    s, rs = game.state, game.ruleset
+    live = [i for i in range(s.n) if not s.out[i]]
+    seat = {old: new for new, old in enumerate(live)}
+    if len(live) < rs.player_limits[0] or s.attacker not in seat or s.defender not in seat or \
+            any(not s.hands[i] for i in live):
+        return None
+    dealer = seat.get(s.dealer, (seat[s.attacker] - 1) % len(live))
+    setup = Setup([list(s.hands[i]) for i in live], list(s.talon), s.trump_card, dealer,
+                  seat[s.attacker])
+    moved = []
+    for step in steps:
+        words = step["do"].split()
+        if not words or not words[0].isdigit() or int(words[0]) not in seat:
+            return None
+        moved.append({**step, "do": " ".join([str(seat[int(words[0])])] + words[1:])})
+    return setup, moved
+
+
+def _agrees(rs, setup: Setup, steps: list, roles: Setup | None = None) -> bool:
+    """The reference plays `steps` from `setup` with the verdicts they expect (and, given
+    `roles`, with its attacker and defender)."""
+    try:
+        g = Game(rs, setup)
+        if roles is not None:
+            before = Game(rs, roles)
+            if (g.state.attacker, g.state.defender) != (before.state.attacker,
+                                                        before.state.defender):
+                return False
+        for s in steps:
+            a = g.parse_action(s["do"])
+            refused = bool(g.explain(a)[0])
+            if refused != (s["expect"] == "reject"):
+                return False
+            if not refused:
+                g.apply_action(a)
+    except (DurakError, RuntimeError):
+        return False
+    return True
 
 
 def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | None = None,

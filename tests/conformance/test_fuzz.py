@@ -116,6 +116,21 @@ def test_without_positions_a_case_is_the_deal_and_a_short_prefix(spec, tmp_path)
     _replays(spec, name, tmp_path, "limits.cap")
 
 
+def test_a_late_state_divergence_without_positions_is_shrunk_to_a_short_deal(spec, tmp_path):
+    """A state field that differs only at the end of a game (who is the fool) is shrunk, for an
+    engine that takes only deals, to a deal made of the position at the start of its bout, with
+    few cards: a short case that fails on the engine and passes on the reference."""
+    name = f"python:{EXAMPLES}.mutants:fool_last_defender"
+    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=200, players=(2, 4),
+                   hello_change={"positions": False})
+    fool = [e for e in result.entries if e.signature == "state.fool end.fool"]
+    assert fool, [e.signature for e in result.entries]
+    w = fool[0].witness
+    assert fool[0].found_length > 20 and w.length <= 8, (fool[0].found_length, w.length)
+    assert "table" not in w.setup and sum(map(len, w.setup["hands"])) <= 12, w.setup
+    _replays(spec, name, tmp_path, "end.fool")
+
+
 def test_verdicts_alone_find_an_engine_that_accepts_what_the_spec_forbids(spec, tmp_path):
     name = f"python:{EXAMPLES}.broken_throw_in_rank:ThrowInAnyRank"
     result = _fuzz(spec, name, "podkidnoy", tmp_path, games=100, hello_change={"levels": ["verdicts"]})
