@@ -340,11 +340,23 @@ def test_the_html_report_reads_well_in_a_browser(html_report, browser):
     assert browser.execute_script("return location.hash") == "#failures"
 
 
-def test_the_matches_page_has_teams_and_a_worked_match_per_scoring_preset(site, spec):
+def test_the_matches_page_has_a_worked_match_per_scoring_preset(site, spec):
     text = page(site, "_generated/matches.html")
-    for layout in ("two_teams", "three_teams"):
-        assert layout in text
     for preset in ("podkidnoy", "cardzmania", "podkidnoy_epaulettes", "podkidnoy_epaulette_ladder"):
         assert f'<span class="pre">{preset}</span>' in text, preset
     assert "match.next_dealer" in text and text.count("<table") >= 4
-    assert "The match is over after" in text
+    assert "The match is over after" in text and "has not ended" not in text
+    assert "How deal" in text and "scoring.epaulette_ladder" in text and "epaulette(s)" in text
+
+
+def test_the_teams_page_has_the_seating_the_team_rules_and_a_worked_match_per_team_preset(site, spec):
+    text = page(site, "_generated/teams.html")
+    for layout in ("two_teams", "three_teams"):
+        assert layout in text
+    for rule in ("throw_in.who", "rotation.defender", "end.losers", "transfer.allowed"):
+        assert rule in text, rule
+    for option in ("team_outcome", "transfer_in_teams", "next_deal_opener"):
+        assert option in text, option
+    for preset in ("podkidnoy_teams", "podkidnoy_three_teams"):
+        assert f'<span class="pre">{preset}</span>' in text, preset
+    assert text.count("team totals") >= 3 and "How deal 1 scored" in text
