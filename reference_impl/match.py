@@ -55,7 +55,7 @@ class MatchView:
     __slots__ = ("n", "deal_number", "dealer", "fool", "losers", "places", "team", "team_play",
                  "final_defender", "final_taken", "final_attack_count", "final_attack_rank",
                  "final_attack_plain", "score", "epaulettes", "deal_score", "deal_epaulettes",
-                 "next_dealer")
+                 "next_dealer", "winner")
 
 
 def _final_attack(game: Game) -> tuple[int, int | None, bool]:
@@ -75,6 +75,7 @@ def tally_view(ruleset: Ruleset, players: int, totals, epaulette_totals) -> Matc
     v.team, v.team_play = ruleset.seating(players)
     v.score, v.epaulettes = list(totals), list(epaulette_totals)
     v.deal_score = v.deal_epaulettes = [0] * players
+    v.winner = None
     return v
 
 
@@ -107,7 +108,7 @@ def score_deal(ruleset: Ruleset, game: Game, number: int = 1, totals=None, epaul
     v.score = [t + d for t, d in zip(totals, scores)]
     v.epaulettes = [t + d for t, d in zip(epaulette_totals, eps)]
     v.deal_score, v.deal_epaulettes = list(scores), list(eps)
-    winner = decide["winner"](v, None)
+    winner = v.winner = decide["winner"](v, None)
     next_dealer = decide["next_dealer"](v, None)
     if next_dealer is None:
         rule = ruleset.match_decisions["next_dealer"].rule

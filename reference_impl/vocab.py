@@ -123,6 +123,8 @@ MATCH = {
     "deal_epaulettes": Name(INT, "s.deal_epaulettes[{0}]", (SEAT,),
                             doc="epaulettes the player received in this deal"),
     "next_dealer": Name(SEAT, "s.next_dealer", doc="the dealer of the next deal"),
+    "winner": Name(SEAT + "?", "s.winner",
+                   doc="the winner of the deal (match.winner); None while it is being decided"),
 }
 
 # Facts of the variant's deck, constant for a ruleset (folded where a clause uses them).

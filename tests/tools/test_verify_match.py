@@ -3,7 +3,7 @@ ends, and the options of a match that have an effect (read by the match rules, n
 
 from __future__ import annotations
 
-from durak_spec.tools.verify.match import ends_within
+from durak_spec.tools.verify.match import ends_within, prove_deal_end
 from durak_spec.tools.verify.presets import dead_options
 
 
@@ -30,3 +30,12 @@ def test_the_options_of_a_match_have_an_effect_and_a_dead_one_is_found(spec_copy
     problems, _ = dead_options(spec, "ten_deals_to_eight", spec.ruleset("ten_deals_to_eight"), [3])
     assert len(problems) == 1 and "match_target=8 has no effect" in problems[0]
     assert "match.end" in problems[0]
+
+
+def test_the_winner_is_proved_not_a_loser_and_a_winner_rule_that_ignores_losers_is_caught(spec_copy):
+    rs = spec_copy.load().ruleset("podkidnoy_teams")
+    assert prove_deal_end(rs, 4)["inv.winner_not_loser"] == "proved"
+    broken = spec_copy.edit("rules/match.yaml", 'clause: "argmin(place(x) for x in seats if not loses(x))"',
+                            'clause: "argmin(place(x) for x in seats)"').load()
+    status = prove_deal_end(broken.ruleset("podkidnoy_teams"), 4)["inv.winner_not_loser"]
+    assert status.startswith("counterexample at 4 players")

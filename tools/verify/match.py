@@ -62,6 +62,7 @@ class DealResult:
         self.deal_score = [0] * n
         self.deal_epaulettes = [0] * n
         self.next_dealer = self.dealer
+        self.winner = Opt(0, True)  # decided in score_it
 
     def facts(self) -> list:
         """What any result of a deal is, by construction of its fields."""
@@ -83,7 +84,7 @@ class DealResult:
             "team_play": self.team_play, "final_defender": self.final_defender,
             "final_taken": self.final_taken, "final_attack_count": self.final_count,
             "final_attack_rank": self.final_rank, "final_attack_plain": self.final_plain,
-            "next_dealer": self.next_dealer,
+            "next_dealer": self.next_dealer, "winner": self.winner,
         }[name]
 
     def call(self, name: str, args: list):
@@ -122,6 +123,7 @@ class DealResult:
         self.deal_score, self.deal_epaulettes = scores, eps
         self.score = [simp(zint(t) + d) for t, d in zip(self.score, scores)]
         self.epaulettes = [simp(zint(t) + d) for t, d in zip(self.epaulettes, eps)]
+        self.winner = self.decide("winner")
         dealer = self.decide("next_dealer")
         self.next_dealer = dealer.value if isinstance(dealer, Opt) else dealer
         return scores, eps
