@@ -513,44 +513,52 @@ class Campaign:
 
     def _reduce_prefix(self, w: Divergence, test) -> Divergence:
         """ddmin over the steps before the last: drop chunks that leave a sequence the
-        reference accepts and that still shows the divergence."""
+        reference plays with the same verdicts and that still shows the divergence. From a deal,
+        the cards the dropped steps play leave the hands with them when the rest needs it (an
+        attack and its cover dropped together, say)."""
         rs = self.lock.ruleset
-        setup = Setup.from_json(w.setup, rs.deck, rs.player_limits)
-        last = w.steps[-1]
-        last_expect = last["expect"]
-
-        def valid(prefix):
-            g = Game(rs, setup)
-            try:
-                for s in prefix:
-                    a = g.parse_action(s["do"])
-                    if g.explain(a)[0]:
-                        return False
-                    g.apply_action(a)
-                a = g.parse_action(last["do"])
-            except DurakError:
-                return False
-            return ("reject" if g.explain(a)[0] else "accept") == last_expect
-
+        w = self._drop_cards_played(w, test)
         prefix = w.steps[:-1]
         n = 2
-        while len(prefix) >= 1:
+        while prefix:
             chunk = max(1, -(-len(prefix) // n))
             for i in range(0, len(prefix), chunk):
-                cand = prefix[:i] + prefix[i + chunk:]
-                if not valid(cand):
-                    continue
-                got = test(w.setup, cand + [last])
+                steps = prefix[:i] + prefix[i + chunk:] + w.steps[-1:]
+                got = None
+                for setup in _setups_for(rs, w.setup, prefix[i:i + chunk], steps):
+                    got = test(setup, steps)
+                    if got is not None:
+                        break
                 if got is not None:
                     w = _keep(w, got)
                     prefix = w.steps[:-1]
-                    last = w.steps[-1]
                     n = max(n - 1, 2)
                     break
             else:
                 if chunk == 1:
                     break
                 n = min(len(prefix), n * 2)
+        return w
+
+    def _drop_cards_played(self, w: Divergence, test) -> Divergence:
+        """Drop, one card at a time, every step before the last that names a card (its attack
+        or throw and the cover of it, which need not be next to each other), the cards with
+        them from a deal."""
+        rs = self.lock.ruleset
+        i = 0
+        while i < len(w.steps) - 1:
+            words = w.steps[i]["do"].split()
+            cards = set(words[2:3]) if len(words) > 2 else set()
+            group = [s for s in w.steps[:-1] if cards & set(s["do"].split()[2:])]
+            i += 1
+            if not group:
+                continue
+            steps = [s for s in w.steps[:-1] if s not in group] + w.steps[-1:]
+            for setup in _setups_for(rs, w.setup, group, steps):
+                got = test(setup, steps)
+                if got is not None:
+                    w, i = _keep(w, got), 0
+                    break
         return w
 
     def diagnose(self, entry: Entry, budget: float) -> None:
@@ -613,6 +621,24 @@ def _deal_of(game: Game, steps: list):
             return None
         moved.append({**step, "do": " ".join([str(seat[int(words[0])])] + words[1:])})
     return setup, moved
+
+
+def _setups_for(rs, setup_json: dict, dropped: list, steps: list):
+    """The setups (as JSON) from which the reference plays `steps` with their verdicts once
+    `dropped` are left out: the witness's own, and, from a deal, the deal without the cards
+    only the dropped steps play."""
+    setup = Setup.from_json(setup_json, rs.deck, rs.player_limits)
+    if _agrees(rs, setup, steps):
+        yield setup_json
+    if setup.is_position:
+        return
+    kept = {word for s in steps for word in s["do"].split()[2:]}
+    gone = {word for s in dropped for word in s["do"].split()[2:]} - kept
+    hands = [[c for c in h if c.text not in gone] for h in setup.hands]
+    if hands != setup.hands and all(hands):
+        smaller = Setup(hands, list(setup.talon), setup.trump, setup.dealer, setup.attacker)
+        if _agrees(rs, smaller, steps, setup):
+            yield smaller.to_json()
 
 
 def _agrees(rs, setup: Setup, steps: list, roles: Setup | None = None) -> bool:

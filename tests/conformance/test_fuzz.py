@@ -116,19 +116,24 @@ def test_without_positions_a_case_is_the_deal_and_a_short_prefix(spec, tmp_path)
     _replays(spec, name, tmp_path, "limits.cap")
 
 
-def test_a_late_state_divergence_without_positions_is_shrunk_to_a_short_deal(spec, tmp_path):
-    """A state field that differs only at the end of a game (who is the fool) is shrunk, for an
-    engine that takes only deals, to a deal made of the position at the start of its bout, with
-    few cards: a short case that fails on the engine and passes on the reference."""
-    name = f"python:{EXAMPLES}.mutants:fool_last_defender"
+@pytest.mark.parametrize("mutant,sig", [("fool_last_defender", "state.fool end.fool"),
+                                         ("out_before_draw", "state.hands end.out")],
+                         ids=["fool at the end", "out before the draw"])
+def test_a_late_state_divergence_without_positions_is_shrunk_to_a_short_deal(spec, tmp_path,
+                                                                             mutant, sig):
+    """A state field that differs only late in a game (who is the fool; a player out while the
+    talon still holds cards) is shrunk, for an engine that takes only deals, to a deal made of
+    the position at the start of its bout, without the steps and cards it does not need: a
+    short case that fails on the engine and passes on the reference."""
+    name = f"python:{EXAMPLES}.mutants:{mutant}"
     result = _fuzz(spec, name, "podkidnoy", tmp_path, games=200, players=(2, 4),
                    hello_change={"positions": False})
-    fool = [e for e in result.entries if e.signature == "state.fool end.fool"]
-    assert fool, [e.signature for e in result.entries]
-    w = fool[0].witness
-    assert fool[0].found_length > 20 and w.length <= 8, (fool[0].found_length, w.length)
-    assert "table" not in w.setup and sum(map(len, w.setup["hands"])) <= 12, w.setup
-    _replays(spec, name, tmp_path, "end.fool")
+    late = [e for e in result.entries if e.signature == sig]
+    assert late, [e.signature for e in result.entries]
+    w = late[0].witness
+    assert late[0].found_length > 20 and w.length <= 4, (late[0].found_length, w.steps)
+    assert "table" not in w.setup and sum(map(len, w.setup["hands"])) <= 6, w.setup
+    _replays(spec, name, tmp_path, sig.split()[1])
 
 
 def test_verdicts_alone_find_an_engine_that_accepts_what_the_spec_forbids(spec, tmp_path):
