@@ -168,13 +168,14 @@ class ReferenceEngine:
 
     def step(self, actions: list[str], state: bool = True, legal: bool = True) -> dict:
         out = []
+        apply, texts_now = self.apply, self.legal
         for action in actions:
-            verdict = self.apply(action)
+            verdict = apply(action)
             if verdict["accepted"]:
                 if state:
-                    verdict["state"] = self.state()["state"]
+                    verdict["state"] = protocol_state(self.game.state)
                 if legal:
-                    verdict["legal"] = self.legal()["actions"]
+                    verdict["legal"] = texts_now()["actions"]
             out.append(verdict)
         return {"steps": out}
 

@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 
 from durak_spec.conformance.engine import PROTOCOL_VERSION, ReferenceEngine, Skip
-from durak_spec.conformance.protocol import check_response
+from durak_spec.conformance.protocol import check_response, dumps
 
 DEFAULT_TIMEOUT = 5.0
 # Starting an interpreter or a JVM and loading an engine takes longer than answering one request:
@@ -382,7 +382,7 @@ class CmdAdapter(Adapter):
         self._id += 1
         message = {"id": self._id, "cmd": cmd, **args}
         try:
-            self.proc.stdin.write((json.dumps(message) + "\n").encode())
+            self.proc.stdin.write((dumps(message) + "\n").encode())
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             code = self._wait(1)

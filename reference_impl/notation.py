@@ -122,15 +122,33 @@ def state_json(s: State) -> dict:
     }
 
 
+# A hand's sorted card texts, by the hand's cards in their order (cards hash by identity): the
+# fuzzer shows a state per step on each side, and from one step to the next most hands are the
+# same. Bounded: emptied when it reaches _HANDS_MAX entries.
+_HANDS: dict = {}
+_HANDS_MAX = 50_000
+
+
+def _hand_texts(hand) -> list[str]:
+    key = tuple(hand)
+    texts = _HANDS.get(key)
+    if texts is None:
+        if len(_HANDS) >= _HANDS_MAX:
+            _HANDS.clear()
+        texts = _HANDS[key] = tuple([c.text for c in sorted(hand, key=_INDEX)])
+    return list(texts)
+
+
 def protocol_state(s: State) -> dict:
     """The state as the engine protocol carries it (conformance/PROTOCOL.md "state"): the fields
     of state_json that the protocol compares, read straight from the state because the fuzzer
     builds one per step on each side."""
-    return {"hands": [cards_json(h) for h in s.hands], "hand_sizes": [len(h) for h in s.hands],
+    hands, out = s.hands, s.out
+    return {"hands": [_hand_texts(h) for h in hands], "hand_sizes": [len(h) for h in hands],
             "talon_count": len(s.talon), "trump": s.trump_card.text,
             "table": [[a.text, d.text if d is not None else None] for a, d in s.table],
             "discard_count": len(s.discard), "attacker": s.attacker, "defender": s.defender,
-            "taking": s.taking, "out": [i for i, o in enumerate(s.out) if o],
+            "taking": s.taking, "out": [i for i, o in enumerate(out) if o] if True in out else [],
             "finished": s.finished, "fool": s.fool}
 
 

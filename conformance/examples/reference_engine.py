@@ -13,6 +13,7 @@ import json
 import sys
 
 from durak_spec.conformance.engine import ReferenceEngine, Skip
+from durak_spec.conformance.protocol import dumps  # json.dumps, or orjson's when installed
 
 
 def serve(engine, stdin=sys.stdin, stdout=sys.stdout) -> None:
@@ -46,7 +47,7 @@ def serve(engine, stdin=sys.stdin, stdout=sys.stdout) -> None:
         except Exception as exc:  # report, never die: the runner decides what an error means
             answer = {"id": req_id if isinstance(req_id, int) else 0,
                       "error": f"{type(exc).__name__}: {exc}"}
-        stdout.write(json.dumps(answer) + "\n")
+        stdout.write(dumps(answer) + "\n")
         stdout.flush()
         if answer.get("result") is not None and req.get("cmd") == "stop":
             return

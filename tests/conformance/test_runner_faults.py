@@ -351,3 +351,20 @@ def test_ctrl_c_stops_cleanly_writes_the_partial_reports_and_exits_130(adapter, 
     assert data["interrupted"] and "interrupted (Ctrl-C)" in data["stopped"]
     assert [c["status"] for c in data["cases"]] == ["pass"]  # the case before the hang
     assert junit.exists() and "STOPPED interrupted (Ctrl-C) after 1 of 3 case runs" in out
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["orjson", "json"])
+def test_protocol_lines_are_written_alike_with_or_without_orjson(fast, monkeypatch):
+    """orjson (extra "fast") only speeds writing up: every line reads back as json's would."""
+    from durak_spec.conformance import protocol
+
+    if fast:
+        pytest.importorskip("orjson")
+    else:
+        monkeypatch.setattr(protocol, "orjson", None)
+    big = 123456789012345678901234567890
+    message = {"id": 2, "cmd": "step", "actions": ["0 attack 9S"], "state": True,
+               7: [None, big, -1, "\u00e9"], "reason": "two\nlines"}
+    line = protocol.dumps(message)
+    assert "\n" not in line
+    assert repr(json.loads(line)) == repr(json.loads(json.dumps(message)))
