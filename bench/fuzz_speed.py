@@ -3,10 +3,12 @@
 Runs `durak fuzz`'s campaign (conformance/fuzz.py) with the reference engine as the engine under
 test, two-player podkidnoy: once in process (the `reference` adapter) and once through `cmd:` with
 the shipped template, conformance/examples/reference_engine.py (which answers the protocol 1.1
-`step` request), comparing every step: verdicts, the legal set and the state. As a peer in the
-same run it times the reference alone playing random games (no engine, no comparison), and the
-subprocess without the combined request (apply, state and legal per action, protocol 1). Each
-figure is the best of --repeats rounds; loading the spec and starting the engine are not counted.
+`step` request with "delta" states), comparing every step: verdicts, the legal set and the state.
+As a peer in the same run it times the reference alone playing random games (no engine, no
+comparison), the subprocess with whole states in its step answers (no "delta") and without the
+combined request (apply, state and legal per action, protocol 1). It says whether the protocol's
+lines are written by orjson (extra "fast") or json. Each figure is the best of --repeats rounds;
+loading the spec and starting the engine are not counted.
 Targets: at least 500 two-player games/s in process and 250 through the subprocess.
 Run: python bench/fuzz_speed.py [--games 400] [--repeats 3]
 """
@@ -21,13 +23,15 @@ import time
 from pathlib import Path
 
 from durak_spec.conformance.fuzz import fuzz
+from durak_spec.conformance.protocol import orjson
 from durak_spec.conformance.transport import make_adapter
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.spec import load_spec
 
 TEMPLATE = f"cmd:{sys.executable} -m durak_spec.conformance.examples.reference_engine"
 ADAPTERS = {"in process": ("reference", None), "subprocess": (TEMPLATE, None),
-            "subprocess, protocol 1": (TEMPLATE, {"step": False})}
+            "subprocess, no delta": (TEMPLATE, {"delta": False}),
+            "subprocess, protocol 1": (TEMPLATE, {"step": False, "delta": False})}
 TARGETS = {"in process": 500, "subprocess": 250}
 
 
@@ -37,6 +41,7 @@ def one_round(spec, name: str, change, games: int, seed_value: int) -> tuple[int
     if change:
         hello = {**hello, **change}
         adapter.combined = hello.get("step") is True
+        adapter.delta = hello.get("delta") is True
     try:
         with tempfile.TemporaryDirectory() as tmp:
             res = fuzz(spec, adapter, hello, preset="podkidnoy", players=2, games=games,
@@ -75,6 +80,7 @@ def main() -> None:
             best[label] = max(best.get(label, (0, 0)), (games / seconds, steps / seconds))
             print(f"round {r + 1} {label:24s}: {games} games, {steps} steps in {seconds:.2f} s")
     print()
+    print(f"lines written by {'orjson' if orjson is not None else 'json (orjson is not installed)'}")
     print(f"{'two-player podkidnoy':24s} {'games/s':>9s} {'steps/s':>9s} {'of reference alone':>19s}")
     peer = best["reference alone"][0]
     for label, (gps, sps) in best.items():

@@ -59,6 +59,21 @@ def state_view(game: Game) -> dict:
 ROLE_FIELDS = ("attacker", "defender", "taking")
 
 
+def thin_states(entries: list) -> list:
+    """The entries of a `step` answer with each state reduced to the fields that differ from the
+    state of the entry before it that has one, in place: the answer to a request with "delta"
+    (PROTOCOL.md; examples/reference_engine.py's `serve` does it for any engine class)."""
+    prev = None
+    for entry in entries:
+        full = entry.get("state") if isinstance(entry, dict) else None
+        if not isinstance(full, dict):
+            continue
+        if prev is not None:
+            entry["state"] = {k: v for k, v in full.items() if k not in prev or prev[k] != v}
+        prev = full
+    return entries
+
+
 def comparable(view: dict) -> dict:
     """The fields of a state view that the rules decide: once the game is over no rule decides the
     roles, so they are left out."""

@@ -292,6 +292,7 @@ class CmdAdapter(Adapter):
         self._stderr = bytearray()  # the last STDERR_TAIL bytes the engine wrote to stderr
         self._sel: selectors.BaseSelector | None = None
         self.combined = False
+        self.delta = False  # step answers carry only the state fields that changed (1.1 "delta")
 
     def open(self) -> dict:
         try:
@@ -319,12 +320,36 @@ class CmdAdapter(Adapter):
         if reply.kind != "result" or not isinstance(reply.value, dict):
             raise EngineFault("protocol", f"hello answered {reply.kind}: {reply.value!r}")
         self.combined = reply.value.get("step") is True
+        self.delta = reply.value.get("delta") is True
         return reply.value
 
     def step(self, actions: list[str], state: bool, legal: bool) -> Reply:
         if not self.combined:
             return super().step(actions, state, legal)
-        return self.call("step", actions=actions, state=state, legal=legal)
+        return self._full_states(self.call("step", **self._step_request(actions, state, legal)))
+
+    def _step_request(self, actions: list[str], state: bool, legal: bool) -> dict:
+        request = {"actions": actions, "state": state, "legal": legal}
+        if self.delta and state:
+            request["delta"] = True
+        return request
+
+    def _full_states(self, reply: Reply) -> Reply:
+        """A step answer to a request with "delta", each state rebuilt whole: the fields it
+        carries over those of the state before it in the answer (PROTOCOL.md, "delta"), so that
+        it is judged exactly as a whole state would be."""
+        if not self.delta or reply.kind != "result" or not isinstance(reply.value, dict) or \
+                not isinstance(reply.value.get("steps"), list):
+            return reply
+        prev = None
+        for entry in reply.value["steps"]:
+            state = entry.get("state") if isinstance(entry, dict) else None
+            if not isinstance(state, dict):
+                continue
+            if prev is not None:
+                state = entry["state"] = {**prev, **state}
+            prev = state
+        return reply
 
     @property
     def pipelined(self) -> bool:
@@ -334,7 +359,7 @@ class CmdAdapter(Adapter):
         if not self.combined:
             return super().step_send(actions, state, legal)
         try:
-            self._ahead = self._send("step", {"actions": actions, "state": state, "legal": legal})
+            self._ahead = self._send("step", self._step_request(actions, state, legal))
         except EngineFault as fault:
             self._ahead = fault
 
@@ -342,7 +367,7 @@ class CmdAdapter(Adapter):
         if not self.combined or not isinstance(self._ahead, int):
             return super().step_receive()
         ident, self._ahead = self._ahead, None
-        return self._receive("step", ident)
+        return self._full_states(self._receive("step", ident))
 
     def calls(self, requests: list[tuple[str, dict]]) -> list[Reply]:
         sent = [(cmd, self._send(cmd, args)) for cmd, args in requests]

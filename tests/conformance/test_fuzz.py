@@ -34,6 +34,7 @@ def _fuzz(spec, name, preset, tmp_path, games, players=(2,), hello_change=None, 
     if hello_change:
         hello = {**hello, **hello_change}
         adapter.combined = hello.get("step") is True
+        adapter.delta = hello.get("delta") is True
     kw.setdefault("diagnosis", 0)
     try:
         return fuzz(spec, adapter, hello, preset=preset, players=list(players), games=games,
@@ -163,19 +164,52 @@ def test_saved_witnesses_are_replayed_first(spec, tmp_path):
 
 def test_the_subprocess_and_the_combined_request_change_nothing(spec, tmp_path):
     """A campaign in process with the step request and without it (apply, state and legal per
-    action) is the same, and through `cmd:` (the template's step request) it finds the same
-    divergences."""
+    action) is the same, and through `cmd:` (the template's step request, its states thinned by
+    "delta" or whole) it finds the same divergences."""
     cmd = f"cmd:{sys.executable} -m {EXAMPLES}.broken_beat"
     inproc = f"python:{EXAMPLES}.broken_beat:BeatAnySuit"
     runs = [_fuzz(spec, cmd, "podkidnoy", tmp_path / "cmd", games=20, shrink=False),
             _fuzz(spec, inproc, "podkidnoy", tmp_path / "py", games=20, shrink=False),
             _fuzz(spec, inproc, "podkidnoy", tmp_path / "old", games=20, shrink=False,
-                  hello_change={"step": False})]
+                  hello_change={"step": False}),
+            _fuzz(spec, cmd, "podkidnoy", tmp_path / "whole", games=20, shrink=False,
+                  hello_change={"delta": False})]
     seen = [sorted((e.signature, e.count) for e in r.entries) for r in runs]
     assert seen[1] and seen[1] == seen[2]
+    assert seen[0] == seen[3]
     # a subprocess plays shorter stretches, planned while the engine plays the previous one
     assert {e.witness.rule for e in runs[0].entries} == {e.witness.rule for e in runs[1].entries} \
         == {"defence.beat"}
+
+
+def test_delta_states_are_judged_as_whole_states(spec, tmp_path):
+    """protocol 1.1 "delta": the thinned states of a step answer rebuild exactly (every field
+    changed or not), and a campaign through `cmd:` finds the same state divergences with and
+    without it."""
+    from durak_spec.conformance.engine import ReferenceEngine, thin_states
+    from durak_spec.conformance.transport import CmdAdapter, Reply
+
+    engine = ReferenceEngine(spec)
+    rs = spec.ruleset("podkidnoy")
+    engine.start({"preset": "podkidnoy", "options": dict(rs.options)},
+                 {"hands": [["6S", "7S", "8S"], ["6H", "7H", "9S"]], "talon": ["AD", "KC"],
+                  "trump": "KC", "dealer": 1})
+    texts = ["0 attack 6S", "1 take", "1 cover 6S with 9S", "0 throw 6H", "0 pass", "1 attack 7H"]
+    whole = engine.step(texts, True, True)["steps"]
+    engine.start({"preset": "podkidnoy", "options": dict(rs.options)},
+                 {"hands": [["6S", "7S", "8S"], ["6H", "7H", "9S"]], "talon": ["AD", "KC"],
+                  "trump": "KC", "dealer": 1})
+    thin = thin_states([dict(e) for e in engine.step(texts, True, True)["steps"]])
+    assert [len(e.get("state", {})) for e in thin] != [len(e.get("state", {})) for e in whole]
+    adapter = CmdAdapter("unused")
+    adapter.delta = True
+    assert adapter._full_states(Reply("result", {"steps": thin})).value["steps"] == whole
+    cmd = f"cmd:{sys.executable} -m {EXAMPLES}.broken_draw_order"
+    runs = [_fuzz(spec, cmd, "podkidnoy", tmp_path / name, games=12, shrink=False,
+                  hello_change=change) for name, change in (("thin", None),
+                                                            ("whole", {"delta": False}))]
+    seen = [sorted((e.signature, e.count) for e in r.entries) for r in runs]
+    assert seen[0] == seen[1] and any(s.startswith("state.") for s, _ in seen[0])
 
 
 def _cli(*args):
