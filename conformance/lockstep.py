@@ -140,7 +140,7 @@ class GameSkipped(Exception):
     """The engine skipped a deal (a setup it cannot play)."""
 
 
-@dataclass
+@dataclass(slots=True)  # one per planned step: slots make it cheaper to build and read
 class Planned:
     action: Action
     text: str
@@ -303,7 +303,7 @@ class Lockstep:
         state, legal_level = self.state_level, self.legal_level
         sendable, accepted, coverage = self._sendable, self.coverage.accepted, self.coverage
         todo = iter(fixed) if fixed is not None else None
-        legal = None
+        legal, texts = None, _TEXT
         while len(plan) < limit and not g.state.finished:
             if len(plan) % CHECKPOINT == 0:
                 checkpoints[len(plan)] = g.clone()
@@ -327,10 +327,11 @@ class Lockstep:
                 accepted(g.state, p.action)
                 g.apply_action(p.action)
                 if state:
-                    p.view = comparable(protocol_state(g.state))
+                    view = protocol_state(g.state)
+                    p.view = comparable(view) if view["finished"] else view
                 legal = sendable(g)
                 if legal_level:
-                    p.legal = {text_of(a) for a in legal}
+                    p.legal = {texts.get(a) or text_of(a) for a in legal}
             plan.append(p)
         return plan, checkpoints
 
