@@ -172,6 +172,9 @@ def _stages(rs: Ruleset, had_table: bool, beaten_before: int, talon_before: int,
         end_rule = rs.decisions["bout_beaten_off" if beaten else "bout_taken"].rule.id
         for f in ("table", "discard_count", "taking", "hands", "hand_sizes"):
             out[f] = (STAGE["bout_end"], end_rule)
+        if not beaten and _partial_pickup(rs):  # who holds what is then the pickup rule's
+            for f in ("hands", "hand_sizes"):
+                out[f] = (STAGE["bout_end"], rs.decisions["pickup_count"].rule.id)
         if len(after.talon) != talon_before:
             for f in ("hands", "hand_sizes", "talon_count"):
                 out[f] = (STAGE["draw"], "draw")
@@ -183,6 +186,13 @@ def _stages(rs: Ruleset, had_table: bool, beaten_before: int, talon_before: int,
             out["attacker"] = (STAGE["attacker"], rs.decisions[name].rule.id)
             out["defender"] = (STAGE["defender"], rs.decisions["next_defender"].rule.id)
     return out
+
+
+def _partial_pickup(rs: Ruleset) -> bool:
+    """Whether a taking defender may pick up less than the whole table (decision pickup_count)."""
+    whole = rs.shared(("whole table",), ("table_card_count",), lambda: rs.compile_clause(
+        "table_card_count", "int", "the whole table").src)
+    return rs.decisions["pickup_count"].clause.src != whole
 
 
 def _remember(prov: dict, stages: dict, talon_before: list, after) -> None:

@@ -17,6 +17,7 @@ def add_attack_card(g, s, a):
     if not hand:
         s.emptied[seat] = s.steps
     s.table.append([card, None])
+    s.laid_by.append(seat)
     s.unbeaten += 1
     s.added_since_answer += 1
     s.last_adder = seat
@@ -106,7 +107,21 @@ def discard_table(g, s, a):
 
 
 def defender_picks_up(g, s, a):
-    _move_table(s, s.hands[s.defender])
+    """The defender picks up `pickup_count` cards of the table (decision of that name): first the
+    cards they covered with, then the attack cards in the order laid; each card left goes back to
+    the player who laid it."""
+    table, hand = s.table, s.hands[s.defender]
+    room = g.decide_seat["pickup_count"](s, None) - (len(table) - s.unbeaten)
+    if room < len(table):
+        pairs, s.table = table, []
+        for i, (attack, cover) in enumerate(pairs):
+            if cover is not None:
+                hand.append(cover)
+            (hand if i < room else s.hands[s.laid_by[i]]).append(attack)
+        _move_table(s, hand)
+        s.last_table = pairs
+    else:
+        _move_table(s, hand)
     s.last_taken = True
 
 
@@ -118,6 +133,7 @@ def _move_table(s, dest):
             dest.append(cover)
     s.last_table = s.table  # the last bout's pairs, kept for scoring (epaulettes)
     s.table = []
+    s.laid_by = []
     if s.shown:
         s.shown = set()
     s.unbeaten = 0

@@ -33,6 +33,7 @@ DECISION_TYPES = {
     "bout_taken": BOOL, "drawer": BOOL, "draw_key": INT, "next_attacker_after_beaten_off": SEAT + "?",
     "next_attacker_after_take": SEAT + "?", "next_defender": SEAT + "?", "out": BOOL, "game_over": BOOL,
     "fool": SEAT + "?", "transfer_defender": SEAT + "?", "loser": BOOL, "place_key": INT,
+    "pickup_count": INT,
 }
 SEAT_DECISIONS = {"drawer", "draw_key", "out", "loser", "place_key"}
 # Decisions of the match layer (reference_impl/match.py), made after a deal over vocab.MATCH.

@@ -69,7 +69,7 @@ class State:
         "last_attacker", "last_defender", "drew", "after_draw", "short_after_draw",
         "transferer", "hand_size", "steps", "added_since_answer", "last_adder", "team",
         "team_play", "emptied", "losers", "places", "deal_number", "after_a_loss", "previous_fool",
-        "previous_winner", "last_table", "last_taken", "shown",
+        "previous_winner", "last_table", "last_taken", "shown", "laid_by",
     )
 
     def clone(self) -> "State":
@@ -86,6 +86,7 @@ class State:
         new.table_ranks, new.attack_ranks = set(self.table_ranks), set(self.attack_ranks)
         new.emptied = self.emptied[:]
         new.shown = set(self.shown)
+        new.laid_by = self.laid_by[:]
         return new
 
     # -- queries the vocabulary uses ------------------------------------------------------
@@ -152,6 +153,10 @@ class State:
             return card.rank
         return None
 
+    def laid(self, seat: int) -> int:
+        """Attack cards on the table that `seat` laid."""
+        return self.laid_by.count(seat)
+
     def table_cards(self) -> list[Card]:
         return [c for pair in self.table for c in pair if c is not None]
 
@@ -159,6 +164,6 @@ class State:
 # Slots holding numbers, cards, bools or None, which a clone may share.
 _CONTAINERS = {"hands", "table", "talon", "discard", "passed", "out", "finish_order", "can_throw",
                "drew", "after_draw", "short_after_draw", "table_ranks", "attack_ranks", "emptied",
-               "shown"}
+               "shown", "laid_by"}
 _VALUES = tuple(n for n in State.__slots__ if n not in _CONTAINERS)
 _get_values = operator.attrgetter(*_VALUES)

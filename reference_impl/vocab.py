@@ -51,6 +51,7 @@ STATE = {
     "last_attacker": Name(SEAT, "s.last_attacker", doc="main attacker of the last bout that ended"),
     "last_defender": Name(SEAT, "s.last_defender", doc="defender of the last bout that ended"),
     "hand": Name(INT, "len(s.hands[{0}])", (SEAT,), doc="cards in a player's hand"),
+    "laid": Name(INT, "s.laid({0})", (SEAT,), doc="attack cards on the table the player laid"),
     "left": Name(SEAT, "s.left_of({0})", (SEAT,), doc="the next player in the game clockwise"),
     "cw": Name(INT, "(({1}) - ({0})) % s.n", (SEAT, SEAT), doc="clockwise seat distance from a to b"),
     "is_out": Name(BOOL, "s.out[{0}]", (SEAT,), doc="the player is out of the game"),

@@ -174,7 +174,7 @@ def rule_variant(spec: Spec, ruleset, position: Position, action: Action | None 
             except RuntimeError:  # the interpreter found nobody able to act afterwards
                 raise PositionError(f"{position.file}: after {ruling.action} nobody can act under "
                                     f"{name}; check that the position can occur") from None
-            ruling.outcome, events = _outcome(state, after.full_state())
+            ruling.outcome, events = _outcome(state, after.full_state(), act)
             ruling.rules += [("then", ruleset.decisions[d].rule)
                              for d in _decisions(state, ruling.outcome)]
             if after.is_terminal():
@@ -209,7 +209,7 @@ def _explain(game: Game, action: Action, settled: Rule | None) -> tuple[str, str
         return settled.id, "nobody may act in this position, so the bout ends"
 
 
-def _outcome(before: dict, after: dict) -> tuple[dict, list[str]]:
+def _outcome(before: dict, after: dict, act: Action | None = None) -> tuple[dict, list[str]]:
     """What the action led to, and the bout-end events that ran."""
     beaten = after["beaten_bouts"] > before["beaten_bouts"]
     ended = beaten or after["bout"] > before["bout"] or after["finished"]
@@ -224,6 +224,17 @@ def _outcome(before: dict, after: dict) -> tuple[dict, list[str]]:
     out = {"bout": "beaten_off" if beaten else "taken"}
     first = ("the bout is beaten off" if beaten
              else f"seat {before['defender']} picks up the table")
+    if not beaten:  # a partial pickup (defence.pickup) sends cards back to the seats that laid them
+        on_table = {c for pair in before["table"] for c in pair if c is not None}
+        if act is not None and act.card is not None:
+            on_table.add(act.card.text)
+        back = sum(len(on_table.intersection(h)) for x, h in enumerate(after["hands"])
+                   if x != before["defender"])
+        out["picked_up"], out["returned"] = len(on_table) - back, back
+        if back:
+            first = (f"seat {before['defender']} picks up {len(on_table) - back} of the "
+                     f"{len(on_table)} cards on the table, and {back} "
+                     f"{'goes' if back == 1 else 'go'} back to whoever laid {'it' if back == 1 else 'them'}")
     if after["finished"]:
         result = after["result"] or {}
         out.update(finished=True, fool=result.get("fool"), draw=bool(result.get("draw")))
@@ -242,6 +253,8 @@ def _decisions(before: dict, outcome: dict) -> list[str]:
     if outcome["bout"] == "continues":
         return []
     names = ["bout_beaten_off" if outcome["bout"] == "beaten_off" else "bout_taken"]
+    if outcome.get("returned"):
+        names.append("pickup_count")
     if outcome["drew"]:
         names += ["drawer", "draw_key"]
     if outcome["went_out"] or outcome["finished"]:

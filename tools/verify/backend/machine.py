@@ -22,6 +22,7 @@ from durak_spec.tools.verify.backend.state import (
     count,
     draw_tag,
     ite_state,
+    seat_sum,
 )
 from durak_spec.tools.verify.backend.translate import Translator, parse
 from durak_spec.tools.verify.backend.values import (
@@ -57,7 +58,8 @@ def setat(items, index, value):
     index = simp(index)
     if isinstance(index, int):
         out = list(items)
-        out[index] = value
+        if index < len(out):  # a slot beyond the modelled ones (machine.layer_slots) is not held
+            out[index] = value
         return out
     return [ite(index == i, value, x) for i, x in enumerate(items)]
 
@@ -104,6 +106,18 @@ def pair_aggregates(ruleset) -> list[PairAggregate]:
     return out
 
 
+def layer_slots(ruleset) -> int:
+    """How many attack slots of the table the state records the layer of: none when the defender
+    always picks up the whole table (the decision pickup_count is table_card_count), else as many
+    as a bout can hold (the fixed cap, which inv.attack_cap proves, or the deck)."""
+    whole = ruleset.compile_clause("table_card_count", INT, "the whole table").src
+    if ruleset.decisions["pickup_count"].clause.src == whole:
+        return 0
+    cap = ruleset.options.get("max_attack_cards")
+    bounded = isinstance(cap, int) and ruleset.options.get("throw_in_limit") != "unbounded"
+    return cap if bounded else len(ruleset.deck)
+
+
 def pair_key(node) -> str:
     return ast.dump(node, annotate_fields=False)
 
@@ -132,6 +146,7 @@ class Machine:
         self.deck_size = len(deck)
         self.side: list = []  # constraints of witness variables, added to every solver
         self.pair_aggregates = pair_aggregates(ruleset)
+        self.layer_slots = layer_slots(ruleset)
         self._pair_index = {a.key: i for i, a in enumerate(self.pair_aggregates)}
         self.groups = {}
         for kind, cr in ruleset.order.items():
@@ -315,6 +330,9 @@ class Machine:
                  zint(f["dhs"]) >= 0, zint(f["bout"]) >= 1, zint(f["beaten"]) >= 0,
                  zint(f["trump"]) >= -1, zint(f["trump"]) < len(self.plain_suits)]
         facts += [z3.And(zint(p) >= 0, zint(p) <= A - U) for p in f["pairs"]]
+        facts += [z3.And(zint(x) >= 0, zint(x) < n) for x in f["laid"]]
+        if f["laid"]:
+            facts.append(A <= len(f["laid"]))
         for name in ("attacker", "defender", "opener", "dealer", "last_attacker", "last_defender",
                      "transferer", "last_adder", "prev_fool", "prev_winner"):
             facts += [zint(f[name]) >= 0, zint(f[name]) < n]
@@ -342,6 +360,7 @@ class Machine:
                  zint(f["last_adder"]) == f["attacker"], zint(f["deal"]) == 1,
                  z3.Not(zbool(f["after_loss"])), zint(f["prev_fool"]) == f["dealer"],
                  zint(f["prev_winner"]) == f["dealer"]]
+        facts += [z3.Implies(zint(f["A"]) > k, zint(x) == f["attacker"]) for k, x in enumerate(f["laid"])]
         for i in range(n):
             facts += [zint(f["drew"][i]) == 0, zint(f["after_draw"][i]) == f["hand"][i],
                       z3.Not(zbool(f["short"][i])),
@@ -398,7 +417,8 @@ def add_attack_card(m, s, a):
                      hand=setat(hand, a.seat, pick(hand, a.seat) - 1),
                      A=zint(s.A) + 1, U=zint(s.U) + 1,
                      table_ranks=_add_rank(s.table_ranks, a.card.rank),
-                     attack_ranks=_add_rank(s.attack_ranks, a.card.rank))
+                     attack_ranks=_add_rank(s.attack_ranks, a.card.rank),
+                     laid=setat(s.laid, s.A, a.seat))
 
 
 def cover_card(m, s, a):
@@ -449,7 +469,8 @@ def transferer_attacks(m, s, a):
 
 def _cleared(m, s, **changes):
     return s.replace(A=0, U=0, table_ranks=[False] * m.nranks, attack_ranks=[False] * m.nranks,
-                     pairs=[0] * len(m.pair_aggregates), added=0, **changes)
+                     pairs=[0] * len(m.pair_aggregates), added=0, laid=[0] * m.layer_slots,
+                     **changes)
 
 
 def discard_table(m, s, a):
@@ -457,9 +478,28 @@ def discard_table(m, s, a):
 
 
 def defender_picks_up(m, s, a):
+    """The defender picks up pickup_count cards: their covers first, then attack cards in slot
+    order; the attack cards left go back to the seats that laid them (state field `laid`)."""
     hand = s.f["hand"]
     d = s.defender
-    return _cleared(m, s, hand=setat(hand, d, pick(hand, d) + 2 * zint(s.A) - s.U))
+    if not m.layer_slots:  # the decision is the whole table (machine.layer_slots)
+        return _cleared(m, s, hand=setat(hand, d, pick(hand, d) + 2 * zint(s.A) - s.U))
+    A, covered = zint(s.A), zint(s.A) - s.U
+    room = zint(m.decide(s, "pickup_count")) - covered
+    room = ite(room < 0, 0, ite(room > A, A, room))
+    # Each hand after the pickup is a fresh variable equal to its sum (the later primitives then
+    # read plain variables), and the cards going back add up to those not picked up.
+    tag, backs, after = draw_tag(), [], []
+    for x in range(m.n):
+        back = z3.Int(f"pickup{tag}.back[{x}]")
+        m.side.append(back == seat_sum(ite(z3.And(zint(room) <= k, A > k, zint(y) == x), 1, 0)
+                                       for k, y in enumerate(s.laid)))
+        new = z3.Int(f"pickup{tag}.hand[{x}]")
+        m.side.append(new == zint(hand[x]) + back + ite(zint(d) == x, covered + room, 0))
+        backs.append(back)
+        after.append(new)
+    m.side.append(z3.Sum(backs) == A - room)
+    return _cleared(m, s, hand=after)
 
 
 def replenish(m, s, a):

@@ -42,7 +42,10 @@ RANK_BOOLS = ("table_ranks", "attack_ranks")
 # Per aggregate over the covered pairs of the table (Machine.pair_aggregates): how many pairs
 # satisfy its condition, counted as covers are laid (see machine.cover_card).
 PAIR_INTS = ("pairs",)
-FIELDS = SCALAR_INTS + SCALAR_BOOLS + SEAT_INTS + SEAT_BOOLS + RANK_BOOLS + PAIR_INTS
+# Per attack slot of the table, up to Machine.layer_slots (none unless a partial pickup can return
+# cards): the seat that laid the attack card in that slot.
+SLOT_INTS = ("laid",)
+FIELDS = SCALAR_INTS + SCALAR_BOOLS + SEAT_INTS + SEAT_BOOLS + RANK_BOOLS + PAIR_INTS + SLOT_INTS
 
 _ids = itertools.count()
 _draws = itertools.count()
@@ -144,6 +147,7 @@ class SymState:
         for name in RANK_BOOLS:
             f[name] = [z3.Bool(f"{p}.{name}[{r}]") for r in range(nr)]
         f["pairs"] = [z3.Int(f"{p}.pairs[{k}]") for k in range(len(machine.pair_aggregates))]
+        f["laid"] = [z3.Int(f"{p}.laid[{k}]") for k in range(machine.layer_slots)]
         return cls(machine, f)
 
     def replace(self, **changes) -> "SymState":
@@ -229,6 +233,11 @@ class SymState:
                 result = ite(out[nxt], result, nxt)
         return result
 
+    def laid_count(self, seat):
+        """Attack cards on the table the seat laid (State.laid), over the modelled slots."""
+        a, laid = zint(self.f["A"]), self.f["laid"]
+        return seat_sum(ite(z3.And(a > k, zint(laid[k]) == seat), 1, 0) for k in range(len(laid)))
+
     def team_out(self, seat):
         n, out, teams = self.machine.n, self.f["out"], self.teams
         return pick([simp(z3.And([zbool(out[y]) for y in range(n) if teams[y] == teams[x]]))
@@ -272,6 +281,8 @@ class SymState:
             return pick(f[per_seat[name]], x)
         if name == "left":
             return self.left(x)
+        if name == "laid":
+            return self.laid_count(x)
         if name == "has_throw":
             return pick(self.can_throw, x)
         if name == "team":
@@ -345,7 +356,7 @@ _VALUES = {
 VALUE_NAMES = set(_VALUES) | {"any_throw"}
 CALL_NAMES = {"hand", "left", "cw", "is_out", "passed", "has_throw", "lowest_rank", "drew",
               "hand_after_draw", "short_after_draw", "team", "teammate", "next_opponent",
-              "team_out", "finish_place", "right"}
+              "team_out", "finish_place", "right", "laid"}
 
 
 def ite_state(c, a: SymState, b: SymState) -> SymState:
@@ -384,5 +395,6 @@ def concrete(machine, s) -> SymState:
         "table_ranks": [r in s.table_ranks for r in range(machine.nranks)],
         "attack_ranks": [r in s.attack_ranks for r in range(machine.nranks)],
         "pairs": [agg.fn(s) for agg in machine.pair_aggregates],
+        "laid": (list(s.laid_by) + [0] * machine.layer_slots)[:machine.layer_slots],
     }
     return SymState(machine, f, _can_throw=list(s.can_throw))
