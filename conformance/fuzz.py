@@ -614,6 +614,10 @@ def _deal_of(game: Game, steps: list):
     dealer = seat.get(s.dealer, (seat[s.attacker] - 1) % len(live))
     setup = Setup([list(s.hands[i]) for i in live], list(s.talon), s.trump_card, dealer,
                   seat[s.attacker])
+    try:
+        setup.validate(rs.deck, rs.player_limits)
+    except DurakError:
+        return None
     moved = []
     for step in steps:
         words = step["do"].split()
