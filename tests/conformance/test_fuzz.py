@@ -14,8 +14,9 @@ from click.testing import CliRunner
 from durak_spec.conformance.cases import HERE, load_suite
 from durak_spec.conformance.coverage import summary
 from durak_spec.conformance.examples.mutants import MUTANTS
-from durak_spec.conformance.fuzz import fuzz
+from durak_spec.conformance.fuzz import _agrees, _deal_of, fuzz
 from durak_spec.conformance.transport import make_adapter
+from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.tools.cli import cli
 
 EXAMPLES = "durak_spec.conformance.examples"
@@ -135,6 +136,25 @@ def test_a_late_state_divergence_without_positions_is_shrunk_to_a_short_deal(spe
     assert late[0].found_length > 20 and w.length <= 4, (late[0].found_length, w.steps)
     assert "table" not in w.setup and sum(map(len, w.setup["hands"])) <= 6, w.setup
     _replays(spec, name, tmp_path, sig.split()[1])
+
+
+def test_a_bout_start_becomes_a_deal_without_the_seats_out(spec):
+    """The deal a witness restarts from: the hands, talon and trump of the bout start, the
+    attacker named, the discard out of play, a seat out left out and the steps renumbered; the
+    reference plays them there with the same verdicts and the same roles and choices."""
+    rs = spec.ruleset("podkidnoy", {})
+    position = Setup.from_json({"hands": [["6S", "7S"], [], ["8S", "9H"], ["TC", "JC"]],
+                                "talon": [], "trump": "TS", "dealer": 3, "attacker": 2,
+                                "defender": 3, "out": [1], "bout": 5, "beaten_bouts": 2,
+                                "discard": 30}, rs.deck, rs.player_limits)
+    steps = [{"do": "2 attack 9H", "expect": "accept"}, {"do": "3 take", "expect": "accept"},
+             {"do": "2 throw 8S", "expect": "reject"}]
+    deal, moved = _deal_of(Game(rs, position), steps)
+    assert deal.to_json() == {"hands": [["6S", "7S"], ["8S", "9H"], ["TC", "JC"]], "talon": [],
+                              "trump": "TS", "dealer": 2, "attacker": 1}
+    assert [s["do"] for s in moved] == ["1 attack 9H", "2 take", "1 throw 8S"]
+    assert _agrees(rs, deal, moved) and not _agrees(rs, deal, steps)
+    assert sorted(map(str, Game(rs, deal).legal_actions())) == ["1 attack 8S", "1 attack 9H"]
 
 
 def test_verdicts_alone_find_an_engine_that_accepts_what_the_spec_forbids(spec, tmp_path):
