@@ -172,6 +172,11 @@ class Setup:
                 raise SetupError(f"seat {seat} is out but holds {len(self.hands[seat])} card(s)", "out")
             if seat in (self.attacker, self.defender):
                 raise SetupError(f"seat {seat} is out and cannot attack or defend", "out")
+        if not self.talon and not self.table:
+            for seat, hand in enumerate(self.hands):
+                if not hand and seat not in self.out:
+                    raise SetupError(f"seat {seat} holds no cards and the talon is empty, so that "
+                                     f"player is already out: list the seat under out", f"hands[{seat}]")
         if self.table and (self.attacker is None or self.defender is None):
             raise SetupError("a position with cards on the table must name its attacker and defender",
                              "table")

@@ -69,6 +69,8 @@ def _setup_file(tmp_path, data):
     ({"hands": [["9S"], ["7H"]], "talon": ["AH"]}, "setup.trump: is missing"),
     ({"hands": [["9S"], ["7H"]], "talon": ["AH"], "trump": "AH", "dealer": 5}, "seat 5 does not exist"),
     ({"hands": [["9S"], ["7H"]], "talon": ["AH"], "trump": "AH", "colour": 1}, "unknown field"),
+    ({"hands": [["9S"], []], "talon": [], "trump": "AH"}, "seat 1 holds no cards and the talon is empty"),
+    ({"hands": [["9S"], [], ["7S"]], "talon": [], "trump": "AH"}, "list the seat under out"),
 ])
 def test_setups_that_cannot_be_dealt_are_rejected_with_the_field(tmp_path, data, message):
     result = run("deal", _setup_file(tmp_path, data))
