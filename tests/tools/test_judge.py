@@ -279,3 +279,14 @@ def test_a_finished_deal_shows_its_scoring_under_a_match_preset(spec):
     text = run("judge", str(POSITIONS / "simultaneous-last-card.yaml"), "--variant", "cardzmania",
                "--option", "simultaneous_finish=last_defender_loses").output
     assert "Scoring (as the first deal of a match)" in text and "scores 0 3" in text
+
+
+def test_a_finished_team_deal_shows_the_losing_teams_and_the_winner(spec):
+    """D41 under first_team_out_wins: the first team out wins, the two others lose, and the
+    winner (who opens the next deal of the team presets) is of the winning team."""
+    r = ruling(spec, "team-deal-end.yaml", "podkidnoy_three_teams",
+               team_outcome="first_team_out_wins")
+    assert r.scoring["losers"] == [1, 2, 4, 5] and r.scoring["winner"] == 0
+    text = run("judge", str(POSITIONS / "team-deal-end.yaml"), "--variant",
+               "podkidnoy_three_teams", "--option", "team_outcome=first_team_out_wins").output
+    assert "losers 1, 2, 4, 5" in text and "the winner (match.winner) is seat 0" in text

@@ -171,6 +171,8 @@ def _scoring_text(r: Ruling) -> list[str]:
     if any(sc["epaulettes"]):
         text += "; epaulettes " + ", ".join(f"seat {s}: {e}" for s, e in enumerate(sc["epaulettes"])
                                            if e)
+    if sc.get("winner") is not None:
+        text += f"; the winner (match.winner) is seat {sc['winner']}"
     text += f"; seat {sc['next_dealer']} deals next"
     return [_wrap(text, 2)]
 
