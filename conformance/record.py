@@ -18,6 +18,7 @@ from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.notation import action_text
 from durak_spec.reference_impl.spec import Spec
 from durak_spec.reference_impl.state import Action
+from durak_spec.reference_impl.vocab import CARD_KINDS, SECOND_KINDS, TARGET_KINDS
 
 STATE_KEYS = ("hands", "talon_count", "table", "discard_count", "attacker", "defender", "taking",
               "out", "finished", "fool")
@@ -153,12 +154,16 @@ def _candidates(game: Game, kinds):
         foreign = next((c for c in deck if c not in hand), None)
         cards = hand + ([foreign] if foreign is not None else [])
         for kind in kinds:
-            if kind in ("take", "pass"):
+            if kind not in CARD_KINDS:
                 yield Action(kind, seat)
-            elif kind == "cover":
+            elif kind in TARGET_KINDS:
                 for attack, _ in s.table:
                     for card in cards:
                         yield Action(kind, seat, card, attack)
+            elif kind in SECOND_KINDS:  # pairs of cards, the lower index first
+                for i, card in enumerate(cards):
+                    for other in cards[i + 1:]:
+                        yield Action(kind, seat, *sorted((card, other), key=lambda c: c.index))
             else:
                 for card in cards:
                     yield Action(kind, seat, card)

@@ -293,6 +293,7 @@ class Game:
         s.previous_fool = setup.dealer if setup.previous_fool is None else setup.previous_fool
         s.previous_winner = setup.dealer if setup.previous_winner is None else setup.previous_winner
         s.shown = set()
+        s.exchanges = [0] * n
         s.laid_by = [setup.attacker] * len(s.table)  # a position does not say who laid what
         s.hand_size = self.ruleset.hand_size_fn(s)
         s.attacker = s.defender = 0

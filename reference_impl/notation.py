@@ -3,9 +3,11 @@ conformance/PROTOCOL.md and docs).
 
 Action text: "<seat> <kind> [<card>]", and for cover "<seat> cover <target> with <card>":
   "0 attack 9S", "2 throw 9D", "1 cover 9S with JS", "1 take", "0 pass", "1 transfer 9C",
-  "1 show 9H" (the passport), "2 swap 6H" (the trump exchange). The kinds and what each carries
+  "1 show 9H" (the passport), "2 swap 6H" (the trump exchange), "0 exchange 7S 8D" (poker durak:
+  two cards of the hand, written in the deck's order, the lower first). The kinds and what each carries
   are spec/flow.yaml's `actions:` (vocab.ACTIONS).
-Action JSON: {"seat": 1, "kind": "cover", "card": "JS", "target": "9S"}.
+Action JSON: {"seat": 1, "kind": "cover", "card": "JS", "target": "9S"}; an exchange's second
+card is "second": {"seat": 0, "kind": "exchange", "card": "7S", "second": "8D"}.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import operator
 from .cards import Deck
 from .errors import NotationError, suggest
 from .state import Action, State, action_text
-from .vocab import ACTION_KINDS, CARD_KINDS, TARGET_KINDS
+from .vocab import ACTION_KINDS, CARD_KINDS, SECOND_KINDS, TARGET_KINDS
 
 __all__ = ["action_json", "action_text", "cards_json", "comparable_field", "parse_action",
            "protocol_state", "state_json", "state_text"]
@@ -26,7 +28,7 @@ def action_json(a: Action) -> dict:
     if a.card is not None:
         out["card"] = a.card.text
     if a.target is not None:
-        out["target"] = a.target.text
+        out["second" if a.kind in SECOND_KINDS else "target"] = a.target.text
     return out
 
 
@@ -63,6 +65,10 @@ def parse_action(value, deck: Deck, players: int | None = None) -> Action:
         if len(rest) != 3 or rest[1] != "with":
             raise NotationError(f"write a cover as '<seat> cover <attack card> with <card>', not {value!r}")
         return Action(kind, seat, deck.card(rest[2]), deck.card(rest[0]))
+    if kind in SECOND_KINDS:
+        if len(rest) != 2:
+            raise NotationError(f"{kind} takes two cards: '<seat> {kind} <card> <card>', not {value!r}")
+        return _pair(kind, seat, deck.card(rest[0]), deck.card(rest[1]))
     if kind in CARD_KINDS:
         if len(rest) != 1:
             raise NotationError(f"{kind} takes one card: '<seat> {kind} <card>', not {value!r}")
@@ -72,13 +78,27 @@ def parse_action(value, deck: Deck, players: int | None = None) -> Action:
     return Action(kind, seat)
 
 
+def _pair(kind: str, seat: int, card, second) -> Action:
+    """An action with two cards of the hand, the lower (in the deck's order) first."""
+    if card.index == second.index:
+        raise NotationError(f"{kind} gives two different cards, not {card} twice")
+    return Action(kind, seat, *sorted((card, second), key=_INDEX))
+
+
 def _action_from_json(obj: dict, deck: Deck, players) -> Action:
-    unknown = set(obj) - {"seat", "kind", "card", "target"}
+    unknown = set(obj) - {"seat", "kind", "card", "target", "second"}
     if unknown:
-        raise NotationError(f"unknown action field(s) {sorted(unknown)}; fields: seat, kind, card, target")
+        raise NotationError(f"unknown action field(s) {sorted(unknown)}; fields: seat, kind, card, "
+                            "target, second")
     if "seat" not in obj or "kind" not in obj:
         raise NotationError(f"an action needs 'seat' and 'kind': {obj!r}")
     kind, seat = _kind(obj["kind"]), _seat(obj["seat"], players)
+    if (kind in SECOND_KINDS) != ("second" in obj):
+        raise NotationError(f"'second' is required for {', '.join(sorted(SECOND_KINDS))} and only there")
+    if kind in SECOND_KINDS:
+        if "card" not in obj or "target" in obj:
+            raise NotationError(f"a {kind} action needs a 'card' and a 'second', and no 'target'")
+        return _pair(kind, seat, deck.card(obj["card"]), deck.card(obj["second"]))
     if kind in CARD_KINDS and "card" not in obj:
         raise NotationError(f"a {kind} action needs a 'card'")
     if kind not in CARD_KINDS and "card" in obj:

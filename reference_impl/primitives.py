@@ -96,6 +96,18 @@ def swap_with_turn_up(g, s, a):
     s.trump_card = card
 
 
+def exchange_with_talon(g, s, a):
+    """The actor gives the action's two cards (`card` and, in the target slot, the second) for the
+    top two cards of the talon, which take their places; count the exchange."""
+    _, seat, card, second = a
+    hand, talon = s.hands[seat], s.talon
+    _remove(hand, card)
+    _remove(hand, second)
+    hand += talon[:2]
+    talon[:2] = [card, second]
+    s.exchanges[seat] += 1
+
+
 def transferer_attacks(g, s, a):
     s.attacker = s.transferer
 
@@ -215,7 +227,7 @@ PRIMITIVES = {
     "add_attack_card": add_attack_card, "cover_card": cover_card, "clear_passes": clear_passes,
     "mark_passed": mark_passed, "mark_all_passed": mark_all_passed, "start_taking": start_taking,
     "move_defence_on": move_defence_on, "remember_shown": remember_shown,
-    "swap_with_turn_up": swap_with_turn_up,
+    "swap_with_turn_up": swap_with_turn_up, "exchange_with_talon": exchange_with_talon,
     "transferer_attacks": transferer_attacks, "discard_table": discard_table,
     "defender_picks_up": defender_picks_up, "replenish": replenish, "mark_out": mark_out,
     "check_end": check_end, "next_roles": next_roles,

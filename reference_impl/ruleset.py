@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the loader builds rulesets, so only annotations name it
 
 ACTION_PARAMS = ("seat", "card", "target")
 CARD_NAMES = {"card", "card_in_hand", "unbeaten_share_rank", "card_shown"}
-TARGET_NAMES = {"target", "target_unbeaten"}
+TARGET_NAMES = {"target", "target_unbeaten", "second", "second_in_hand"}
 DECISION_TYPES = {
     "first_attacker": SEAT + "?", "first_defender": SEAT + "?", "bout_beaten_off": BOOL,
     "bout_taken": BOOL, "drawer": BOOL, "draw_key": INT, "next_attacker_after_beaten_off": SEAT + "?",
@@ -331,7 +331,7 @@ class Ruleset:
         no lines if `kind` is never legal. Actions come from the shared table `_T_<kind>`."""
         levels: list[list[str]] = [[], [], [], []]
         gen_names = dict(vocab.action_names([kind]))
-        for name in ("card_in_hand", "target_unbeaten"):  # true by construction of the loops
+        for name in ("card_in_hand", "target_unbeaten", "second_in_hand"):  # true by construction
             if name in gen_names:
                 gen_names[name] = Name(BOOL, "True")
         seat_exprs: list[str] = []
@@ -375,6 +375,11 @@ class Ruleset:
             if kind in vocab.TARGET_KINDS:
                 lines += ["                crow = row[card.index]", "                for target in unbeaten:",
                           f"                    if {cond(3)}: {out}.append(crow[target.index])"]
+            elif kind in vocab.SECOND_KINDS:  # each pair of hand cards once, the lower index first
+                lines += ["                crow = row[card.index]",
+                          "                for target in s.hands[seat]:",
+                          f"                    if target.index > card.index and {cond(3)}: "
+                          f"{out}.append(crow[target.index])"]
             else:
                 lines.append(f"                {out}.append(row[card.index])")
         else:
@@ -424,7 +429,8 @@ class Ruleset:
         lines += ["        out += throws", "        if not out:", "            _deadlock()",
                   "        return out", "    _unsettled()"]
         for kind, table in action_table(self.deck, self.player_limits[1], vocab.ACTION_KINDS,
-                                        vocab.CARD_KINDS, vocab.TARGET_KINDS).items():
+                                        vocab.CARD_KINDS,
+                                        vocab.TARGET_KINDS | vocab.SECOND_KINDS).items():
             ns[f"_T_{kind}"] = table
         ns.update(_MAX_SETTLE=MAX_SETTLE, _deadlock=partial(_deadlock, self.name),
                   _unsettled=partial(_unsettled, self.name))

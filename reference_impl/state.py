@@ -31,6 +31,8 @@ def action_text(a: Action) -> str:
     "<seat> cover <target> with <card>" for a cover."""
     if a.kind == "cover":
         return f"{a.seat} cover {a.target} with {a.card}"
+    if a.target is not None:  # a second card of the hand (an exchange)
+        return f"{a.seat} {a.kind} {a.card} {a.target}"
     return f"{a.seat} {a.kind}" + (f" {a.card}" if a.card is not None else "")
 
 
@@ -69,7 +71,7 @@ class State:
         "last_attacker", "last_defender", "drew", "after_draw", "short_after_draw",
         "transferer", "hand_size", "steps", "added_since_answer", "last_adder", "team",
         "team_play", "emptied", "losers", "places", "deal_number", "after_a_loss", "previous_fool",
-        "previous_winner", "last_table", "last_taken", "shown", "laid_by",
+        "previous_winner", "last_table", "last_taken", "shown", "laid_by", "exchanges",
     )
 
     def clone(self) -> "State":
@@ -87,6 +89,7 @@ class State:
         new.emptied = self.emptied[:]
         new.shown = set(self.shown)
         new.laid_by = self.laid_by[:]
+        new.exchanges = self.exchanges[:]
         return new
 
     # -- queries the vocabulary uses ------------------------------------------------------
@@ -164,6 +167,6 @@ class State:
 # Slots holding numbers, cards, bools or None, which a clone may share.
 _CONTAINERS = {"hands", "table", "talon", "discard", "passed", "out", "finish_order", "can_throw",
                "drew", "after_draw", "short_after_draw", "table_ranks", "attack_ranks", "emptied",
-               "shown", "laid_by"}
+               "shown", "laid_by", "exchanges"}
 _VALUES = tuple(n for n in State.__slots__ if n not in _CONTAINERS)
 _get_values = operator.attrgetter(*_VALUES)

@@ -55,6 +55,8 @@ STATE = {
     "left": Name(SEAT, "s.left_of({0})", (SEAT,), doc="the next player in the game clockwise"),
     "cw": Name(INT, "(({1}) - ({0})) % s.n", (SEAT, SEAT), doc="clockwise seat distance from a to b"),
     "is_out": Name(BOOL, "s.out[{0}]", (SEAT,), doc="the player is out of the game"),
+    "exchanges": Name(INT, "s.exchanges[{0}]", (SEAT,),
+                      doc="times the player has exchanged cards with the talon in this deal"),
     "passed": Name(BOOL, "s.passed[{0}]", (SEAT,), doc="the player has passed in this bout"),
     "has_throw": Name(BOOL, "s.can_throw[{0}]", (SEAT,), doc="the player may add some card now"),
     "lowest_rank": Name(RANK + "?", "s.lowest_rank({0})", (SEAT,),
@@ -151,7 +153,10 @@ ACTION = {
                             doc="the target is an unbeaten attack card on the table"),
     "unbeaten_share_rank": Name(BOOL, "s.unbeaten_share_rank(card)",
                                     doc="every unbeaten attack card has the rank of `card`"),
-    "kind": Name(KIND, "kind", doc="the action's kind (attack, throw, cover, take, pass, transfer, show, swap)"),
+    "kind": Name(KIND, "kind", doc="the action's kind (attack, throw, cover, take, pass, transfer, show, swap, exchange)"),
+    "second": Name(CARD, "target", doc="the second card given in an exchange"),
+    "second_in_hand": Name(BOOL, "(target in s.hands[seat])",
+                           doc="the second card given is in the actor's hand"),
     "card_shown": Name(BOOL, "(card in s.shown)",
                        doc="the card has been shown to pass this bout on (the passport)"),
 }
@@ -173,6 +178,8 @@ ACTIONS = _action_kinds()
 ACTION_KINDS = tuple(ACTIONS)
 CARD_KINDS = {k for k, a in ACTIONS.items() if "card" in a["operands"]}
 TARGET_KINDS = {k for k, a in ACTIONS.items() if "target" in a["operands"]}
+# Kinds with a second card of the actor's hand (it travels in the action's `target` slot).
+SECOND_KINDS = {k for k, a in ACTIONS.items() if "second" in a["operands"]}
 # kind -> the protocol capability an engine declares to be sent actions of that kind (1.1)
 CAPABILITIES = {k: a["capability"] for k, a in ACTIONS.items() if a.get("capability")}
 
@@ -187,6 +194,8 @@ def action_names(kinds) -> dict[str, Name]:
                      card_shown=ACTION["card_shown"])
     if kinds <= TARGET_KINDS:
         names.update(target=ACTION["target"], target_unbeaten=ACTION["target_unbeaten"])
+    if kinds <= SECOND_KINDS:
+        names.update(second=ACTION["second"], second_in_hand=ACTION["second_in_hand"])
     return names
 
 

@@ -133,10 +133,10 @@ NoTransfers = declaring(ReferenceEngine, "NoTransfers", presets=["podkidnoy"],
 
 
 class VersionOneKinds(ReferenceEngine):
-    """An engine of protocol 1's six action kinds: it lists no show or swap and refuses them as
+    """An engine of protocol 1's six action kinds: it lists no show, swap or exchange and refuses them as
     unknown; it declares no `action_kinds`."""
 
-    NEW = ("show", "swap")
+    NEW = ("show", "swap", "exchange")
 
     def hello(self):
         out = dict(ReferenceEngine.hello(self))
@@ -155,4 +155,4 @@ class VersionOneKinds(ReferenceEngine):
 
 # The same engine claiming the new kinds it does not play: the cases that need them fail.
 VersionOneKindsClaimingMore = declaring(VersionOneKinds, "VersionOneKindsClaimingMore",
-                                        action_kinds=["show", "swap"])
+                                        action_kinds=["show", "swap", "exchange"])

@@ -10,11 +10,11 @@ from durak_spec.conformance.runner import Selection
 from durak_spec.reference_impl.notation import action_json, parse_action
 
 SUPPORT = "python:conformance_support:"
-NEW_PRESETS = {"perevodnoy_passport", "podkidnoy_trump_exchange"}
+NEW_PRESETS = {"perevodnoy_passport", "podkidnoy_trump_exchange", "poker_durak"}
 
 
 def _jobs(shipped_suite):
-    return jobs_of(shipped_suite, Selection(cases=("transfer/passport*", "start/trump_exchange*",
+    return jobs_of(shipped_suite, Selection(cases=("transfer/passport*", "start/trump_exchange*", "draw/exchange*",
                                                    "transfer/capacity_exact", "defence/take_first_card")))
 
 
@@ -23,7 +23,7 @@ def test_an_engine_without_the_new_kinds_skips_only_the_runs_needing_them(spec, 
     assert {v for _, v in jobs} & NEW_PRESETS and {v for _, v in jobs} - NEW_PRESETS
     results = run_cases(spec, SUPPORT + "VersionOneKinds", jobs)
     for (case, variant), r in zip(jobs, results):
-        plays_one = any(s.action.split()[1] in ("show", "swap") for s in case.steps)
+        plays_one = any(s.action.split()[1] in ("show", "swap", "exchange") for s in case.steps)
         if variant in NEW_PRESETS or plays_one:
             assert r.status == "skip" and "does not declare" in r.message and "action_kinds" in r.message, \
                 (case.id, variant, r.status, r.message)
@@ -44,3 +44,6 @@ def test_the_new_kinds_have_one_text_and_one_json_form(spec):
         a = parse_action(text, deck, 3)
         assert str(a) == text and parse_action(action_json(a), deck, 3) == a
     assert action_json(parse_action("1 show 9H", deck)) == {"seat": 1, "kind": "show", "card": "9H"}
+    exchange = parse_action("0 exchange 8D 7S", deck, 3)  # two cards, printed lower first
+    assert str(exchange) == "0 exchange 7S 8D" and parse_action(action_json(exchange), deck) == exchange
+    assert action_json(exchange) == {"seat": 0, "kind": "exchange", "card": "7S", "second": "8D"}

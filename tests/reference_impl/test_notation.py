@@ -28,6 +28,8 @@ CASES = [
     ("1 take", {"seat": 1, "kind": "take"}, ("take", 1, None, None)),
     ("0 pass", {"seat": 0, "kind": "pass"}, ("pass", 0, None, None)),
     ("1 transfer TC", {"seat": 1, "kind": "transfer", "card": "TC"}, ("transfer", 1, "TC", None)),
+    ("0 exchange 7S 8D", {"seat": 0, "kind": "exchange", "card": "7S", "second": "8D"},
+     ("exchange", 0, "7S", "8D")),
 ]
 
 
@@ -104,6 +106,10 @@ def test_a_bad_card_is_a_notation_error_that_names_the_card(deck, value, bad):
     ({"seat": 0, "kind": "attack"}, "needs a 'card'"),
     ({"seat": 1, "kind": "throw", "card": "9S", "target": "8S"}, "'target' is required for cover"),
     ({"kind": "take"}, "needs 'seat' and 'kind'"),
+    ("0 exchange 7S", "exchange takes two cards"),
+    ("0 exchange 7S 7S", "two different cards"),
+    ({"seat": 0, "kind": "exchange", "card": "7S"}, "'second' is required"),
+    ({"seat": 0, "kind": "attack", "card": "7S", "second": "8D"}, "'second' is required"),
 ])
 def test_malformed_actions_are_notation_errors_that_say_what_is_wrong(deck, value, fragment):
     with pytest.raises(NotationError) as info:

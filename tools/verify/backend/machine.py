@@ -216,7 +216,11 @@ class Machine:
                       z3.Implies(a.unbeaten_share_rank, z3.Or(zint(s.U) == 0, member)),
                       z3.Implies(z3.Or(zint(s.U) == 0, z3.And(count(s.attack_ranks) == 1, member)),
                                  a.unbeaten_share_rank)]
-        if a.target is not None:
+        if a.second_in_hand is not None:  # two different cards of the actor's hand
+            facts += [self.card_ok(a.target),
+                      z3.Implies(a.second_in_hand, s.hand_of(a.seat) >= 2),
+                      z3.Not(z3.And(a.card.rank == a.target.rank, a.card.suit == a.target.suit))]
+        elif a.target is not None:
             facts += [self.card_ok(a.target),
                       z3.Implies(a.target_unbeaten, z3.And(zint(s.U) >= 1,
                                                            _member(a.target.rank, s.attack_ranks))),
@@ -234,7 +238,9 @@ class Machine:
         facts = [z3.Not(zbool(s.finished))]
         if a.card is not None:
             facts.append(a.card_in_hand)
-        if a.target is not None:
+        if a.second_in_hand is not None:
+            facts.append(a.second_in_hand)
+        elif a.target is not None:
             facts.append(a.target_unbeaten)
         if a.kind == "pass":  # passes are listed only when some seat can throw (Game._generate)
             facts.append(z3.Or(s.can_throw))
@@ -340,7 +346,8 @@ class Machine:
         facts += [zint(f["added"]) >= 0, zint(f["added"]) <= U]
         facts += [z3.Implies(z3.Not(zbool(f["fool_none"])), z3.And(zint(f["fool"]) >= 0, zint(f["fool"]) < n))]
         for i in range(n):
-            facts += [zint(f["hand"][i]) >= 0, zint(f["drew"][i]) >= 0, zint(f["after_draw"][i]) >= 0]
+            facts += [zint(f["hand"][i]) >= 0, zint(f["drew"][i]) >= 0, zint(f["after_draw"][i]) >= 0,
+                      zint(f["exchanges"][i]) >= 0]
         nar, ntr = count(ar), count(tr)
         facts += [z3.Implies(A == 0, z3.And([z3.Not(zbool(x)) for x in ar + tr])),
                   z3.Implies(A > 0, zint(nar) >= 1), zint(nar) <= A, zint(ntr) <= 2 * A - U,
@@ -363,7 +370,7 @@ class Machine:
         facts += [z3.Implies(zint(f["A"]) > k, zint(x) == f["attacker"]) for k, x in enumerate(f["laid"])]
         for i in range(n):
             facts += [zint(f["drew"][i]) == 0, zint(f["after_draw"][i]) == f["hand"][i],
-                      z3.Not(zbool(f["short"][i])),
+                      z3.Not(zbool(f["short"][i])), zint(f["exchanges"][i]) == 0,
                       z3.Implies(zbool(f["out"][i]), z3.And(zint(f["hand"][i]) == 0,
                                                             zint(f["attacker"]) != i, zint(f["defender"]) != i))]
         return conj(facts)
@@ -381,6 +388,7 @@ class Machine:
                                                          z3.Not(zbool(f["after_loss"]))))]
         for i in range(n):
             facts += [zint(f["hand"][i]) == size, z3.Not(zbool(f["passed"][i])),
+                      zint(f["exchanges"][i]) == 0,
                       z3.Not(zbool(f["out"][i])), zint(f["drew"][i]) == 0,
                       zint(f["after_draw"][i]) == size, z3.Not(zbool(f["short"][i]))]
         facts += [zint(p) == 0 for p in f["pairs"]]
@@ -461,6 +469,13 @@ def swap_with_turn_up(m, s, a):
     """A card of the hand and the turn-up change places: hand sizes and the talon count stay,
     and the trump suit is the turn-up's suit before and after (the legality rules ask it)."""
     return s
+
+
+def exchange_with_talon(m, s, a):
+    """Two cards of the hand and the top two of the talon change places: hand sizes and the talon
+    count stay; the actor's exchanges go up by one."""
+    ex = s.f["exchanges"]
+    return s.replace(exchanges=setat(ex, a.seat, pick(ex, a.seat) + 1))
 
 
 def transferer_attacks(m, s, a):
@@ -559,7 +574,7 @@ PRIMITIVES = {
     "add_attack_card": add_attack_card, "cover_card": cover_card, "clear_passes": clear_passes,
     "mark_passed": mark_passed, "mark_all_passed": mark_all_passed, "start_taking": start_taking,
     "move_defence_on": move_defence_on, "remember_shown": remember_shown,
-    "swap_with_turn_up": swap_with_turn_up,
+    "swap_with_turn_up": swap_with_turn_up, "exchange_with_talon": exchange_with_talon,
     "transferer_attacks": transferer_attacks, "discard_table": discard_table,
     "defender_picks_up": defender_picks_up, "replenish": replenish, "mark_out": mark_out,
     "check_end": check_end, "next_roles": next_roles,

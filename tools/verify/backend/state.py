@@ -36,7 +36,7 @@ SCALAR_INTS = ("talon", "A", "U", "discard", "attacker", "defender", "opener", "
                "last_attacker", "last_defender", "bout", "beaten", "dhs", "trump", "transferer",
                "fool", "added", "last_adder", "deal", "prev_fool", "prev_winner")
 SCALAR_BOOLS = ("taking", "finished", "fool_none", "after_loss")
-SEAT_INTS = ("hand", "drew", "after_draw")
+SEAT_INTS = ("hand", "drew", "after_draw", "exchanges")
 SEAT_BOOLS = ("passed", "out", "short")
 RANK_BOOLS = ("table_ranks", "attack_ranks")
 # Per aggregate over the covered pairs of the table (Machine.pair_aggregates): how many pairs
@@ -92,6 +92,7 @@ class SymAction:
     target_unbeaten: object = None
     unbeaten_share_rank: object = None
     card_shown: object = None
+    second_in_hand: object = None
 
     @classmethod
     def fresh(cls, kind: str, nranks: int, nsuits: int, tag: str = "") -> "SymAction":
@@ -101,11 +102,13 @@ class SymAction:
         if kind not in vocab.CARD_KINDS:
             return cls(kind, seat)
         card = Card(z3.Int(f"{p}.card.rank"), z3.Int(f"{p}.card.suit"))
-        target = (Card(z3.Int(f"{p}.target.rank"), z3.Int(f"{p}.target.suit"))
-                  if kind in vocab.TARGET_KINDS else None)
+        two = kind in vocab.TARGET_KINDS or kind in vocab.SECOND_KINDS
+        target = Card(z3.Int(f"{p}.target.rank"), z3.Int(f"{p}.target.suit")) if two else None
+        second = kind in vocab.SECOND_KINDS
         return cls(kind, seat, card, target, z3.Bool(f"{p}.card_in_hand"),
-                   z3.Bool(f"{p}.target_unbeaten") if target else None,
-                   z3.Bool(f"{p}.unbeaten_share_rank"), z3.Bool(f"{p}.card_shown"))
+                   z3.Bool(f"{p}.target_unbeaten") if target and not second else None,
+                   z3.Bool(f"{p}.unbeaten_share_rank"), z3.Bool(f"{p}.card_shown"),
+                   z3.Bool(f"{p}.second_in_hand") if second else None)
 
     def names(self) -> dict:
         """Values for the action names a legality clause may use."""
@@ -115,7 +118,9 @@ class SymAction:
                        unbeaten_share_rank=V(self.unbeaten_share_rank, BOOL))
             if self.card_shown is not None:  # the shown cards are not held: a free bool
                 out["card_shown"] = V(self.card_shown, BOOL)
-        if self.target is not None:
+        if self.second_in_hand is not None:  # the second card of an exchange
+            out.update(second=V(self.target, CARD), second_in_hand=V(self.second_in_hand, BOOL))
+        elif self.target is not None:
             out.update(target=V(self.target, CARD), target_unbeaten=V(self.target_unbeaten, BOOL))
         return out
 
@@ -276,6 +281,7 @@ class SymState:
             return ite(d >= 0, d, d + n)
         (x,) = args
         per_seat = {"hand": "hand", "is_out": "out", "passed": "passed", "drew": "drew",
+                    "exchanges": "exchanges",
                     "hand_after_draw": "after_draw", "short_after_draw": "short"}
         if name in per_seat:
             return pick(f[per_seat[name]], x)
@@ -356,7 +362,7 @@ _VALUES = {
 VALUE_NAMES = set(_VALUES) | {"any_throw"}
 CALL_NAMES = {"hand", "left", "cw", "is_out", "passed", "has_throw", "lowest_rank", "drew",
               "hand_after_draw", "short_after_draw", "team", "teammate", "next_opponent",
-              "team_out", "finish_place", "right", "laid"}
+              "team_out", "finish_place", "right", "laid", "exchanges"}
 
 
 def ite_state(c, a: SymState, b: SymState) -> SymState:
@@ -391,6 +397,7 @@ def concrete(machine, s) -> SymState:
         "after_loss": s.after_a_loss,
         "taking": s.taking, "finished": s.finished,
         "hand": [len(h) for h in s.hands], "drew": list(s.drew), "after_draw": list(s.after_draw),
+        "exchanges": list(s.exchanges),
         "passed": list(s.passed), "out": list(s.out), "short": list(s.short_after_draw),
         "table_ranks": [r in s.table_ranks for r in range(machine.nranks)],
         "attack_ranks": [r in s.attack_ranks for r in range(machine.nranks)],
