@@ -91,9 +91,10 @@ def _problems(report) -> int:
 def render(console, report, only: str | None):
     table = Table(title=f"{report.preset}: invariants and lemmas, per step (players "
                         f"{', '.join(map(str, report.players))})", title_justify="left")
-    table.add_column("property")
+    # the ids stay whole (they are what one greps for); step headings fold on a narrow terminal
+    table.add_column("property", min_width=max((len(pid) for pid, _, _ in report.props), default=8))
     for step in STEPS:
-        table.add_column(HEADINGS.get(step, step), justify="center")
+        table.add_column(HEADINGS.get(step, step), justify="center", overflow="fold")
     for pid, title, lemma in report.props:
         if only and pid != only:
             continue
