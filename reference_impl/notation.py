@@ -8,6 +8,9 @@ Action text: "<seat> <kind> [<card>]", and for cover "<seat> cover <target> with
   are spec/flow.yaml's `actions:` (vocab.ACTIONS).
 Action JSON: {"seat": 1, "kind": "cover", "card": "JS", "target": "9S"}; an exchange's second
 card is "second": {"seat": 0, "kind": "exchange", "card": "7S", "second": "8D"}.
+A card played as another suit (the Weli: a six whose suit its player names) is the card, "=" and
+the suit, in text and JSON alike: "0 attack 6D=H", {"seat": 0, "kind": "attack", "card": "6D=H"}
+(Deck.card reads it, Deck.as_suit makes it; its `real` is the physical card).
 """
 
 from __future__ import annotations
