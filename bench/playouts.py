@@ -3,8 +3,9 @@
 Both engines play complete 2-player podkidnoy games choosing uniformly among their legal moves
 with `random.Random.choice`, in the same process and run. Their 2-player runs alternate, so load
 from other processes on a shared machine falls on both alike and the ratio stays meaningful. The
-reference is also timed with 4 and 6 players. Invariant checks are off here (they are a test, not
-play). Each figure is the best of --repeats runs.
+reference is also timed with 4 and 6 players, and on each variant preset of the deck, trump and
+deal (VARIANTS) with 2 players. Invariant checks are off here (they are a test, not play). Each
+figure is the best of --repeats runs.
 Run: pip install '.[bench]' && python bench/playouts.py
 """
 
@@ -20,8 +21,14 @@ from durak_spec.reference_impl.spec import load_spec
 sys.path.insert(0, str(Path(__file__).parent))
 
 
-def reference(players: int, games: int, seed: int):
-    rs = load_spec().ruleset("podkidnoy")
+# Presets of other decks, trumps, card strength and deals, timed beside podkidnoy.
+VARIANTS = ("full_deck", "full_deck_jokers", "full_deck_jokers_low", "two_packs", "without_trumps",
+            "spades_by_spades", "crazy_durak", "lowest_trump_beats_ace", "summary", "albanian",
+            "railway")
+
+
+def reference(players: int, games: int, seed: int, preset: str = "podkidnoy"):
+    rs = load_spec().ruleset(preset)
 
     def run():
         report = simulate(rs, players, games, seed, check=False)
@@ -58,12 +65,17 @@ def main(argv=None) -> int:
     best = best_runs(args.repeats, paired)
     best.update(best_runs(args.repeats, {f"reference podkidnoy, {n} players": reference(n, args.games, 1)
                                          for n in (4, 6)}))
+    variant_games = max(1, args.games // 4)
+    best.update(best_runs(args.repeats, {f"reference {p}, 2 players": reference(2, variant_games, 1, p)
+                                         for p in VARIANTS}))
     order = [ours] + [f"reference podkidnoy, {n} players" for n in (4, 6)] + [peer]
+    order += [f"reference {p}, 2 players" for p in VARIANTS]
     print(f"{'engine':40} {'games':>6} {'games/s':>9} {'steps/s':>9}")
     for name in order:
         if name in best:
             secs, steps = best[name]
-            print(f"{name:40} {args.games:6d} {args.games / secs:9.0f} {steps / secs:9.0f}")
+            games = variant_games if name.split()[1] in VARIANTS else args.games
+            print(f"{name:40} {games:6d} {games / secs:9.0f} {steps / secs:9.0f}")
     if peer in best:
         print(f"ratio reference/durakgame, 2-player games/s: {best[peer][0] / best[ours][0]:.2f}x "
               "(target: >= 1000 games/s and >= 1.5x)")

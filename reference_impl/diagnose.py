@@ -940,7 +940,7 @@ def _dealt_hand_size(setup: Setup) -> int | None:
 
 def _hand_size(rs: Ruleset, setup: Setup) -> int:
     probe = State.__new__(State)
-    probe.n = setup.players
+    probe.n, probe.deck_size = setup.players, len(rs.deck)
     return rs.hand_size_fn(probe)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from functools import partial
 
 from .cards import Card, Deck
 from .errors import IllegalAction, NotationError, SetupError, suggest
@@ -142,10 +143,12 @@ class Setup:
                     beaten_bouts=counts["beaten_bouts"] or 0, discard=counts["discard"],
                     deal_number=counts["deal"] or 1, previous_fool=data.get("previous_fool"),
                     previous_winner=data.get("previous_winner"))
-        setup.validate(deck, limits)
+        setup.validate(deck, limits, None)  # the trump's place is checked per ruleset (Game)
         return setup
 
-    def validate(self, deck: Deck, limits=(2, 6)) -> None:
+    def validate(self, deck: Deck, limits=(2, 6), turn_up_place="bottom") -> None:
+        """Check the setup can occur; `turn_up_place` is where the trump card lies in the talon
+        (None: anywhere)."""
         lo, hi = limits
         if not lo <= self.players <= hi:
             raise SetupError(f"{self.players} players; this deck is for {lo} to {hi}", "hands")
@@ -157,9 +160,12 @@ class Setup:
                 if c in seen:
                     raise SetupError(f"card {c} appears twice (also in {seen[c]})", where)
                 seen[c] = where
-        if self.talon and self.talon[-1] is not self.trump:
+        if turn_up_place == "bottom" and self.talon and self.talon[-1] is not self.trump:
             raise SetupError(f"the trump card {self.trump} must be the bottom (last) card of the "
                              f"talon, which is {self.talon[-1]}", "trump")
+        if turn_up_place == "top" and self.trump in self.talon[1:] and self.talon[0] is not self.trump:
+            raise SetupError(f"the trump card {self.trump} lies on top of the talon (first) or has "
+                             f"been drawn; the top card is {self.talon[0]}", "trump")
         if self.discard is not None and len(seen) + self.discard != len(deck):
             raise SetupError(f"{len(seen)} cards in hands, talon and table and {self.discard} in the "
                              f"discard make {len(seen) + self.discard}; the deck has {len(deck)}",
@@ -195,20 +201,41 @@ class Setup:
         deck = list(ruleset.deck.cards)
         random.Random(seed).shuffle(deck)
         probe = State.__new__(State)
-        probe.n = players
+        probe.n, probe.deck_size = players, len(deck)
         size = ruleset.hand_size_fn(probe)
-        if size * players > len(deck):
+        dealt = ruleset.dealt_cards_fn(probe)  # rule deck.deal
+        if dealt > len(deck) or dealt < 0:
             raise SetupError(f"can't deal {size} cards to {players} players from {len(deck)} cards",
                              "players")
         dealer = players - 1 if dealer is None else dealer
         _check_seat(dealer, players, "dealer")
         # One card at a time from the dealer's left: seat j gets every players-th card.
-        hands = [deck[(j - dealer - 1) % players:size * players:players] for j in range(players)]
-        talon = deck[size * players:]
-        trump = talon[-1] if talon else deck[size * players - 1]
+        hands = [deck[(j - dealer - 1) % players:dealt:players] for j in range(players)]
+        talon = deck[dealt:]
+        # The turn-up (rule deck.trump): the bottom card, or with no talon the dealer's last card;
+        # a card that may not show the trump (turn_up_allowed) makes way for the next one up.
+        allowed = partial(ruleset.turn_up_allowed_fn, probe)
+        if talon:
+            trump = next((c for c in reversed(talon) if allowed(c)), talon[-1])
+            talon.remove(trump)
+            # under the talon, drawn last; or on top, drawn first (turn_up_on_top)
+            talon.insert(0 if ruleset.turn_up_place == "top" else len(talon), trump)
+        else:
+            trump = next((c for c in reversed(deck[:dealt]) if allowed(c)), deck[dealt - 1])
         setup = cls(hands, talon, trump, dealer, **match)
         setup.seed = seed
         return setup
+
+
+def _validate_for(ruleset: Ruleset, setup: Setup) -> None:
+    """Validate a setup for a ruleset: the deck, the player count and the turn-up (rule
+    deck.trump: the turn_up_allowed definition)."""
+    setup.validate(ruleset.deck, ruleset.player_limits, ruleset.turn_up_place)
+    probe = State.__new__(State)
+    probe.n, probe.deck_size = setup.players, len(ruleset.deck)
+    if not ruleset.turn_up_allowed_fn(probe, setup.trump):
+        raise SetupError(f"{setup.trump} may not be the turned-up trump card under this variant "
+                         "(rule deck.trump, definition turn_up_allowed)", "trump")
 
 
 def _check_seat(seat, players: int, name: str) -> None:
@@ -243,7 +270,7 @@ class Game:
         if _state is not None:
             self.state = _state
             return
-        setup.validate(ruleset.deck, ruleset.player_limits)
+        _validate_for(ruleset, setup)
         self.state = self._initial_state(setup)
         self._refresh()
 
@@ -252,7 +279,7 @@ class Game:
         """The position exactly as the setup gives it, before a bout that nobody can continue is
         ended: for explaining what the rules say in that very position (durak judge). Its
         legal_actions() is empty; play from Game(ruleset, setup) instead."""
-        setup.validate(ruleset.deck, ruleset.player_limits)
+        _validate_for(ruleset, setup)
         shell = cls(ruleset, setup, _state=State.__new__(State))
         return cls(ruleset, setup, _state=shell._initial_state(setup))
 
@@ -264,7 +291,7 @@ class Game:
         s.hands = [list(h) for h in setup.hands]
         s.talon = list(setup.talon)
         s.trump_card = setup.trump
-        s.trump_suit = setup.trump.suit
+        s.trump_suit = None
         s.table = [list(p) for p in setup.table]
         used = set(s.talon)
         for cards in s.hands + s.table:
@@ -296,6 +323,7 @@ class Game:
         s.exchanges = [0] * n
         s.laid_by = [setup.attacker] * len(s.table)  # a position does not say who laid what
         s.hand_size = self.ruleset.hand_size_fn(s)
+        s.trump_suit = self.ruleset.decide_fns["trump_suit"](s, None)
         s.attacker = s.defender = 0
         s.attacker = setup.attacker if setup.attacker is not None else self._decide(s, "first_attacker")
         s.defender = setup.defender if setup.defender is not None else self._decide(s, "first_defender")

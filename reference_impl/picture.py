@@ -78,7 +78,8 @@ def position_svg(view: dict, title: str, marked=frozenset()) -> str:
         parts.append(card_svg(view["trump"], tx + 26, y + 6, trump_suit))
         parts.append(text_svg(tx, y + CH + 20, f"talon {len(talon)}, trump last", 11))
     else:
-        parts.append(text_svg(tx, y + 24, f"trump {SUITS[trump_suit][0]} ({view['trump']})", 14,
+        shown = SUITS[trump_suit][0] if trump_suit in SUITS else "none"
+        parts.append(text_svg(tx, y + 24, f"trump {shown} ({view['trump']})", 14,
                               "bold"))
         parts.append(text_svg(tx, y + 42, "talon empty", 12))
     height = y + CH + 30

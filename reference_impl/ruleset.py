@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from . import vocab
 from .errors import SpecError, suggest
-from .lang import BOOL, INT, RUNTIME, SEAT, Clause, Compiler, Env, Literals, Name
+from .lang import BOOL, CARD, INT, RUNTIME, SEAT, SUIT, Clause, Compiler, Env, Literals, Name
 from .model import Rule, check_option_value, options_read
 from .primitives import PRIMITIVES
 from .state import action_table
@@ -29,7 +29,7 @@ ACTION_PARAMS = ("seat", "card", "target")
 CARD_NAMES = {"card", "card_in_hand", "unbeaten_share_rank", "card_shown"}
 TARGET_NAMES = {"target", "target_unbeaten", "second", "second_in_hand"}
 DECISION_TYPES = {
-    "first_attacker": SEAT + "?", "first_defender": SEAT + "?", "bout_beaten_off": BOOL,
+    "trump_suit": SUIT + "?", "first_attacker": SEAT + "?", "first_defender": SEAT + "?", "bout_beaten_off": BOOL,
     "bout_taken": BOOL, "drawer": BOOL, "draw_key": INT, "next_attacker_after_beaten_off": SEAT + "?",
     "next_attacker_after_take": SEAT + "?", "next_defender": SEAT + "?", "out": BOOL, "game_over": BOOL,
     "fool": SEAT + "?", "transfer_defender": SEAT + "?", "loser": BOOL, "place_key": INT,
@@ -87,6 +87,16 @@ class Ruleset:
         hand_size = self._compile_text(
             "hand_size", spec.definitions["hand_size"][2], "definitions.hand_size", INT)
         self.hand_size_fn, self.hand_size_src = hand_size.fn, hand_size.src
+        allowed = self._compile_text("turn_up_allowed(c)", "definitions.yaml", "turn_up_allowed",
+                                     BOOL, {"c": Name(CARD, "c")}, ("c",))
+        self.turn_up_allowed_fn = allowed.fn  # fn(state, card): the card may show the trump
+        self.dealt_cards_fn = self._compile_text("dealt_cards", "definitions.yaml", "dealt_cards",
+                                                 INT).fn  # fn(state): cards the deal hands out
+        on_top = self._compile_text("turn_up_on_top", "definitions.yaml", "turn_up_on_top", BOOL)
+        if not on_top.const:
+            raise SpecError("definition turn_up_on_top may read only options (opt.NAME)",
+                            "definitions.yaml", "definitions.turn_up_on_top")
+        self.turn_up_place = "top" if on_top.value else "bottom"  # where the trump card lies
         # decision -> its compiled fn(state, seat), shared by every game of this ruleset
         self.decide_fns = {name: cr.clause.fn for name, cr in self.decisions.items()}
         self.match_fns = {name: cr.clause.fn for name, cr in self.match_decisions.items()}

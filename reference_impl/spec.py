@@ -54,6 +54,7 @@ class Spec:
     areas: list[dict]
     disputes: dict[str, Dispute] = field(default_factory=dict)  # D-id -> Dispute
     teams: dict = field(default_factory=dict)  # layout -> {title, text, sources, seating}
+    variants: list = field(default_factory=list)  # the sources table (variants.yaml)
     _decks: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -219,7 +220,38 @@ def load_spec(root=None) -> Spec:
                       str(root / files["presets"]), str(root / files["invariants"]))
     spec.disputes = read_disputes(_read(root, files["disputes"], "disputes.schema.json"), spec,
                                   str(root / files["disputes"]))
+    if "variants" in files:
+        spec.variants = _read(root, files["variants"], "variants.schema.json")["variants"]
+        _check_variants(spec, str(root / files["variants"]))
     return spec
+
+
+def _check_variants(spec: Spec, file: str) -> None:
+    """Every entry of the sources table cites known sources and names presets, option values and
+    disputes that exist, or says why it is not modelled."""
+    seen = set()
+    for i, v in enumerate(spec.variants):
+        path = f"variants[{i}]"
+        if v["id"] in seen:
+            raise SpecError(f"the id {v['id']!r} appears twice", file, f"{path}.id")
+        seen.add(v["id"])
+        for tag in v["sources"]:
+            if tag not in spec.sources:
+                raise SpecError(f"unknown source {tag!r}.{suggest(tag, spec.sources)}", file,
+                                f"{path}.sources")
+        for name in v.get("presets", []):
+            if name not in spec.presets:
+                raise SpecError(f"unknown preset {name!r}.{suggest(name, spec.presets)}", file,
+                                f"{path}.presets")
+        for name, value in v.get("options", {}).items():
+            check_option_value(spec, name, value, file, f"{path}.options.{name}")
+        for did in v.get("disputes", []):
+            if did not in spec.disputes:
+                raise SpecError(f"unknown dispute {did!r}", file, f"{path}.disputes")
+        implemented = bool(v.get("presets") or v.get("options"))
+        if implemented == bool(v.get("reason")):
+            raise SpecError("an entry names the presets or option values that implement it, or "
+                            "gives the reason it is not modelled; give exactly one", file, path)
 
 
 def _check_deck(data: dict, file: str) -> None:

@@ -360,3 +360,13 @@ def test_the_teams_page_has_the_seating_the_team_rules_and_a_worked_match_per_te
     for preset in ("podkidnoy_teams", "podkidnoy_three_teams"):
         assert f'<span class="pre">{preset}</span>' in text, preset
     assert text.count("team totals") >= 3 and "How deal 1 scored" in text
+
+
+def test_the_sources_table_lists_every_variant_with_what_implements_it(site, spec):
+    html = page(site, "_generated/variants.html")
+    body = text(html)
+    for v in spec.variants:
+        assert v["title"] in body.replace("\n", " ")
+        for p in v.get("presets", []):
+            assert f"presets.html#preset.{p}" in html
+    assert body.count("not modelled:") == sum(1 for v in spec.variants if v.get("reason"))

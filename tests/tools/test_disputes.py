@@ -148,8 +148,28 @@ def test_lint_catches_a_dispute_the_option_does_not_list_back(spec_copy):
 
 
 def test_lint_catches_an_option_the_dispute_does_not_list_back(spec_copy):
-    spec_copy.edit("disputes.yaml", "    options: [hand_size, six_player_hand_size]\n",
-                   "    options: [six_player_hand_size]\n")
+    spec_copy.edit("disputes.yaml", "    options: [hand_size, six_player_hand_size, deal]\n",
+                   "    options: [six_player_hand_size, deal]\n")
     assert dispute_problems(spec_copy.load()) == [
         "options.yaml: option hand_size settles D15, but disputes.yaml does not list hand_size "
         "under D15.options"]
+
+
+def test_lint_catches_a_stale_sources_table(spec_copy):
+    """variants.yaml cannot go stale: an entry 'not modelled' whose disputes options now settle,
+    and an entry implemented by options whose dispute is still open, are lint problems."""
+    assert not [p for p in lint(spec_copy.load()).problems if "variants.yaml" in p]
+    spec_copy.edit("variants.yaml", "disputes: [D30], reason:", "disputes: [D29], reason:")
+    spec_copy.edit("variants.yaml", "options: {deck_cards: 52}, disputes: [D53]}",
+                   "options: {deck_cards: 52}, disputes: [D53, D44]}")
+    assert [p for p in lint(spec_copy.load()).problems if "variants.yaml" in p] == [
+        "variants.yaml: full_deck is implemented by options, but disputes.yaml still lists D44 as "
+        "open; give it its options and a ruling",
+        "variants.yaml: card_by_card says it is not modelled, but options settle D29; name the "
+        "presets or option values that implement it"]
+
+
+def test_the_sources_table_names_what_exists(spec_copy):
+    spec_copy.edit("variants.yaml", "presets: [railway]", "presets: [railroad]")
+    with pytest.raises(SpecError, match="unknown preset 'railroad'"):
+        spec_copy.load()

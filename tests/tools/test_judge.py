@@ -14,6 +14,7 @@ from durak_spec.tools.judge.report import to_text
 from durak_spec.tools.judge.ruling import (
     PositionError,
     compare,
+    misfit,
     parse_position_action,
     read_position,
     rule_variant,
@@ -50,8 +51,13 @@ def all_variants(spec, path):
     """Rulings under every preset and what splits them, as `--all-variants` computes them."""
     position = read_position(path, spec)
     action = parse_position_action(spec, position, None)
-    rulings = [rule_variant(spec, ruleset(spec, p), position, action) for p in spec.presets]
+    rulings = [rule_variant(spec, ruleset(spec, p), position, action) for p in fitting(spec, position)]
     return position, rulings, compare(spec, position, action, rulings)
+
+
+def fitting(spec, position):
+    """The presets whose deck can hold the position (`--all-variants` notes the others)."""
+    return [p for p in spec.presets if misfit(ruleset(spec, p), position) is None]
 
 
 def claims():
@@ -125,9 +131,11 @@ def test_all_variants_names_the_disputes_that_make_the_rulings_differ(spec):
     _, rulings, diff = all_variants(spec, POSITIONS / "attack-limit-first-bout.yaml")
     assert diff.verdicts_differ and not diff.combined
     assert (diff.disputes, sorted(diff.options)) == (["D3"], ["first_bout_max", "first_bout_scope"])
-    assert {r.variant for r in rulings} == set(spec.presets)
+    position = read_position(POSITIONS / "attack-limit-first-bout.yaml", spec)
+    fit = set(fitting(spec, position))
+    assert {r.variant for r in rulings} == fit and "full_deck" not in fit  # its discard count is of 36 cards
     assert {r.variant: r.legal for r in rulings if r.variant != "podkidnoy_online"} == dict.fromkeys(
-        set(spec.presets) - {"podkidnoy_online"}, True)
+        fit - {"podkidnoy_online"}, True)
     assert not next(r.legal for r in rulings if r.variant == "podkidnoy_online")
     assert all_variants(spec, POSITIONS / "attack-limit-seventh-card.yaml")[2].disputes == ["D2"]
     transfer = all_variants(spec, POSITIONS / "transfer-first-bout.yaml")[2]

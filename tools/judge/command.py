@@ -12,6 +12,7 @@ from durak_spec.tools.common import UserError, _load, _parse_options
 from durak_spec.tools.judge.report import to_json, to_text
 from durak_spec.tools.judge.ruling import (
     compare,
+    misfit,
     parse_position_action,
     read_position,
     rule_variant,
@@ -42,6 +43,11 @@ def judge_command(ctx, position_file, action, variants, all_variants, options, f
         position = read_position(position_file, spec)
         act = parse_position_action(spec, position, action)
         presets = list(spec.presets) if all_variants else list(variants) or ["podkidnoy"]
+        if all_variants:  # a position whose cards or discard count fit another deck is not ruled on
+            unfit = {p: why for p in presets if (why := misfit(spec.ruleset(p, overrides), position))}
+            presets = [p for p in presets if p not in unfit]
+            for p, why in unfit.items():
+                click.echo(f"note: not ruled under {p}: {why}", err=True)
         rulings = [rule_variant(spec, spec.ruleset(p, overrides), position, act) for p in presets]
         diff = compare(spec, position, act, rulings) if len(rulings) > 1 else None
     except DurakError as exc:

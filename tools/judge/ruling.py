@@ -10,7 +10,7 @@ presets, options are flipped one at a time to find which disputes make the rulin
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from durak_spec.reference_impl.errors import DurakError, SetupError, suggest
 from durak_spec.reference_impl.game import Game, Setup
@@ -134,9 +134,23 @@ def _flow_options(spec: Spec, events) -> list[str]:
     return options_read(spec, texts)
 
 
+def misfit(ruleset, position: Position) -> str | None:
+    """Why the position cannot be set up with the ruleset's deck (None if it can): its cards,
+    or its discard count, belong to another deck."""
+    try:
+        Game.unsettled(ruleset, Setup.from_json(position.setup.to_json(), ruleset.deck,
+                                                ruleset.player_limits))
+    except DurakError as exc:
+        return str(exc)
+    return None
+
+
 def rule_variant(spec: Spec, ruleset, position: Position, action: Action | None = None) -> Ruling:
     """Judge `action` (or list the legal actions) in `position` under one ruleset."""
     try:
+        # the setup in the cards of this variant's deck (decks differ between presets)
+        position = replace(position, setup=Setup.from_json(position.setup.to_json(), ruleset.deck,
+                                                           ruleset.player_limits))
         game = Game(ruleset, position.setup)
     except RuntimeError:  # the interpreter found nobody able to act
         raise PositionError(f"{position.file}: nobody can act in this position under "
@@ -161,7 +175,7 @@ def rule_variant(spec: Spec, ruleset, position: Position, action: Action | None 
         ruling.scoring = score_deal(ruleset, game).to_json()
     consulted: list[str] = []
     if action is not None:
-        act = action
+        act = game.parse_action(action_text(action))  # the cards of this variant's deck
         ruling.action = action_text(act)
         ruling.legal = settled is None and act in game.legal_actions()
         if ruling.legal:

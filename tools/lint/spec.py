@@ -55,6 +55,7 @@ def lint(spec: Spec) -> LintReport:
         if not option.disputes:
             report.problems.append(f"options.yaml: option {name} lists no dispute it settles")
     _check_disputes(spec, report)
+    _check_variants(spec, report)
     cited = {t for r in spec.rules for t in r.sources}
     cited |= {t for o in spec.options.values() for t in o.sources}
     cited |= {t for p in spec.presets.values() for t in p["sources"]}
@@ -92,3 +93,22 @@ def _check_disputes(spec: Spec, report: LintReport) -> None:
             elif name not in d.options:
                 report.problems.append(f"options.yaml: option {name} settles {did}, but "
                                        f"disputes.yaml does not list {name} under {did}.options")
+
+
+def _check_variants(spec: Spec, report: LintReport) -> None:
+    """The sources table (variants.yaml) does not go stale: an entry that says it is not modelled
+    may not rest on disputes that options now settle, and an entry implemented by options names
+    disputes that are settled, not open."""
+    for v in spec.variants:
+        disputes = [spec.disputes[d] for d in v.get("disputes", []) if d in spec.disputes]
+        if v.get("reason") and disputes and not any(d.is_open for d in disputes):
+            report.problems.append(
+                f"variants.yaml: {v['id']} says it is not modelled, but options settle "
+                f"{', '.join(d.id for d in disputes)}; name the presets or option values that "
+                "implement it")
+        if not v.get("reason"):
+            for d in disputes:
+                if d.is_open:
+                    report.problems.append(
+                        f"variants.yaml: {v['id']} is implemented by options, but disputes.yaml "
+                        f"still lists {d.id} as open; give it its options and a ruling")

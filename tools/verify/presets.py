@@ -46,7 +46,9 @@ def deals(ruleset) -> list[Deal]:
         if not isinstance(size, int):
             out.append(Deal(n, None, None, "the hand_size definition depends on the state of play"))
             continue
-        talon = deck - n * size
+        dealt = simp(m.clause(SymState.fresh(m, "deal"), "dealt_cards")) \
+            if "dealt_cards" in m.definitions else n * size
+        talon = deck - dealt if isinstance(dealt, int) else deck - n * size
         if talon < 0:
             note = f"can't deal {size} cards to {n} players from {deck} cards"
         elif talon == 0:
@@ -77,7 +79,14 @@ def _meanings(m: Machine, s: SymState, mid: SymState, actions: dict, throw: SymA
             if isinstance(step, dict) and "when" in step:
                 out.append((f"flow {event}[{i}]", m.clause(mid, step["when"])))
     out.append(("hand_size", m.hand_size(s)))
+    for name in DEAL_DEFINITIONS:  # the deal procedure (rule deck.deal, deck.trump)
+        if name in m.definitions:
+            out.append((f"definition {name}", m.clause(s, name)))
     return out
+
+
+# Definitions the deal reads (reference_impl/game.py Setup.deal and the setup's validation).
+DEAL_DEFINITIONS = ("dealt_cards", "turn_up_on_top")
 
 
 def matters(ruleset_a, ruleset_b, n: int) -> str | None:

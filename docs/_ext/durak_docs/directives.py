@@ -306,6 +306,36 @@ class InvariantBody(DurakDirective):
                 para(strong("Clause")), clause_block(inv["clause"], data)]
 
 
+class SourcesTable(DurakDirective):
+    """The sources table (spec/variants.yaml): every variant and house rule the sources mention,
+    with the presets and option values that implement it or the reason it is not modelled."""
+
+    def run(self):
+        data = self.data()
+        rows = []
+        for v in data.spec.variants:
+            how: list = []
+            if v.get("presets"):
+                how += ["presets "] + joined([preset_link(p) for p in v["presets"]])
+            if v.get("options"):
+                how += (["; " if how else ""] + ["options "]
+                        + joined([[option_link(n), " = ", literal(value_text(x))]
+                                  for n, x in v["options"].items()]))
+            if v.get("reason"):
+                how += [nodes.emphasis("", "not modelled: "), nodes.Text(v["reason"])]
+            if v.get("note"):
+                how += [nodes.Text(" " + v["note"])]
+            disputes = joined([ref(f"dispute.{d}", d) for d in v.get("disputes", [])])
+            rows.append([[strong(v["title"])], source_links(v["sources"]),
+                         [nodes.Text(", ".join(v.get("catalogue", [])))], disputes, how])
+        intro = para(f"{len(rows)} variants and house rules, "
+                     f"{sum(1 for v in data.spec.variants if not v.get('reason'))} of them "
+                     "implemented by presets or options. ``durak lint`` fails when an entry "
+                     "that says it is not modelled rests on disputes that options settle.")
+        return [intro, table(["variant or house rule", "sources", "catalogue", "disputes",
+                              "implemented by"], rows, [5, 3, 2, 2, 8])]
+
+
 DIRECTIVES = {
     "durak-areas": AreasTable,
     "durak-area": AreaSummary,
@@ -315,4 +345,5 @@ DIRECTIVES = {
     "durak-matrix": PresetMatrix,
     "durak-dispute": DisputeBody,
     "durak-invariant": InvariantBody,
+    "durak-variants": SourcesTable,
 }

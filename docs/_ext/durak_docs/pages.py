@@ -59,6 +59,10 @@ def build_pages(data: DocsData, gendir: Path) -> dict[str, str]:
     pages["positions.rst"] = _positions_page(positions)
     pages["teams.md"] = teams_page(data)
     pages["matches.md"] = matches_page(data)
+    pages["variants.rst"] = (HEADER.format(what="spec/variants.yaml") + title("Sources table")
+                             + "Every variant and house rule that the source documents and the "
+                               "rules catalogue mention, and what implements it.\n\n"
+                             + directive("durak-variants"))
     return pages
 
 

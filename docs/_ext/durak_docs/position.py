@@ -65,7 +65,12 @@ def judge(pos: dict, data) -> dict:
         rs = data.rulesets.get(v)
         if rs is None:
             raise DurakError(f"unknown preset {v!r}; presets: {', '.join(data.rulesets)}")
-        game = Game(rs, Setup.from_json(pos["setup"], rs.deck, rs.player_limits))
+        try:
+            game = Game(rs, Setup.from_json(pos["setup"], rs.deck, rs.player_limits))
+        except DurakError:
+            if pos.get("variants"):
+                raise
+            continue  # the position's cards or discard count are of another variant's deck
         rule_id, reason = "", ""
         if pos.get("action"):
             try:

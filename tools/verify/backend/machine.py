@@ -11,11 +11,12 @@ actor's hand, the target is an unbeaten attack card) and the order rule for thro
 from __future__ import annotations
 
 import ast
+import itertools
 from dataclasses import dataclass
 
 import z3
 
-from durak_spec.reference_impl.lang import INT, SEAT
+from durak_spec.reference_impl.lang import CARD, INT, SEAT
 from durak_spec.tools.verify.backend.state import (
     SymAction,
     SymState,
@@ -30,6 +31,7 @@ from durak_spec.tools.verify.backend.values import (
     Opt,
     Untranslatable,
     V,
+    _equal,
     ite,
     pick,
     simp,
@@ -40,6 +42,7 @@ from durak_spec.tools.verify.backend.values import (
 # Decisions about a finished deal's result that the symbolic state does not model (who loses
 # with the fool, the finishing order): they read the finishing order, which is not abstracted.
 RESULT_DECISIONS = ("loser", "place_key")
+_turn_ups = itertools.count()
 
 
 def conj(terms):
@@ -165,6 +168,24 @@ class Machine:
             return None if term < 0 else term
         return Opt(term, term < 0)
 
+    def fresh_turn_up(self) -> Card:
+        """The turned-up card of a state, which the abstraction does not hold: any card of the
+        deck that may show the trump (definition turn_up_allowed)."""
+        i = next(_turn_ups)
+        card = Card(z3.Int(f"turn_up.rank#{i}"), z3.Int(f"turn_up.suit#{i}"))
+        self.side.append(zbool(self.card_ok(card)))
+        return card
+
+    def trump_decided(self, s: SymState):
+        """The state's trump suit is the one rule deck.trump decides (`decides: trump_suit`) from
+        the options and a turn-up that turn_up_allowed admits."""
+        decided = self.clause(s, self.ruleset.decisions["trump_suit"].clause.tree)
+        if isinstance(decided, str):  # a suit letter of the clause
+            decided = self.suits.index(decided)
+        turn_up = s.value("turn_up")
+        allowed = Translator(s, {"c": V(turn_up, CARD)}).term("turn_up_allowed(c)").value
+        return conj([allowed, _equal(self.trump_value(s.f["trump"]), decided, self.suits)])
+
     def is_joker(self, card: Card):
         return False if self.joker_rank is None else simp(zint(card.suit) >= len(self.plain_suits))
 
@@ -193,7 +214,8 @@ class Machine:
         cr = self.ruleset.decisions[name]
         names = {} if seat is None else {"seat": _seat_v(seat)}
         value = self.clause(state, cr.clause.tree, names)
-        return value.value if isinstance(value, Opt) else value
+        value = value.value if isinstance(value, Opt) else value
+        return self.suits.index(value) if isinstance(value, str) else value  # a suit letter
 
     def hand_size(self, state):
         return self.clause(state, self.definitions["hand_size"][1])
@@ -353,6 +375,7 @@ class Machine:
                   z3.Implies(A > 0, zint(nar) >= 1), zint(nar) <= A, zint(ntr) <= 2 * A - U,
                   A <= self.nsuits * zint(nar), 2 * A - U <= self.nsuits * zint(ntr)]
         facts += [z3.Implies(zbool(a), zbool(t)) for a, t in zip(ar, tr)]
+        facts.append(self.trump_decided(s))
         return conj(facts)
 
     def expressible(self, s: SymState):

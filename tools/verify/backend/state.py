@@ -330,6 +330,7 @@ _VALUES = {
     "opener": lambda s, f: f["opener"],
     "dealer": lambda s, f: f["dealer"],
     "trump_suit": lambda s, f: s.machine.trump_value(f["trump"]),
+    "turn_up": lambda s, f: s.havoc("turn_up", s.machine.fresh_turn_up),
     "talon_count": lambda s, f: f["talon"],
     "turn_up_rank": lambda s, f: s.havoc(("turn_up_rank",), s._turn_up_rank),
     "discard_count": lambda s, f: f["discard"],
