@@ -152,23 +152,27 @@ class Setup:
         lo, hi = limits
         if not lo <= self.players <= hi:
             raise SetupError(f"{self.players} players; this deck is for {lo} to {hi}", "hands")
-        seen: dict[Card, str] = {}
+        seen: dict[Card, list[str]] = {}  # where each card lies, once per copy of the deck
         zones = [(f"hands[{i}]", h) for i, h in enumerate(self.hands)] + [("talon", self.talon)]
         zones += [(f"table[{i}]", [c for c in pair if c is not None]) for i, pair in enumerate(self.table)]
         for where, cards in zones:
             for c in cards:
-                if c in seen:
-                    raise SetupError(f"card {c} appears twice (also in {seen[c]})", where)
-                seen[c] = where
+                places = seen.setdefault(c, [])
+                if len(places) == deck.copies:
+                    times = "twice" if deck.copies == 1 else f"{deck.copies + 1} times"
+                    raise SetupError(f"card {c} appears {times} (also in {', '.join(places)}); "
+                                     f"the deck holds it {deck.copies} time(s)", where)
+                places.append(where)
         if turn_up_place == "bottom" and self.talon and self.talon[-1] is not self.trump:
             raise SetupError(f"the trump card {self.trump} must be the bottom (last) card of the "
                              f"talon, which is {self.talon[-1]}", "trump")
         if turn_up_place == "top" and self.trump in self.talon[1:] and self.talon[0] is not self.trump:
             raise SetupError(f"the trump card {self.trump} lies on top of the talon (first) or has "
                              f"been drawn; the top card is {self.talon[0]}", "trump")
-        if self.discard is not None and len(seen) + self.discard != len(deck):
-            raise SetupError(f"{len(seen)} cards in hands, talon and table and {self.discard} in the "
-                             f"discard make {len(seen) + self.discard}; the deck has {len(deck)}",
+        held = sum(len(places) for places in seen.values())
+        if self.discard is not None and held + self.discard != len(deck):
+            raise SetupError(f"{held} cards in hands, talon and table and {self.discard} in the "
+                             f"discard make {held + self.discard}; the deck has {len(deck)}",
                              "discard")
         if self.beaten_bouts > self.bout - 1:
             raise SetupError(f"{self.beaten_bouts} bouts beaten off before bout {self.bout}",
@@ -198,7 +202,7 @@ class Setup:
         lo, hi = ruleset.player_limits
         if not isinstance(players, int) or not lo <= players <= hi:
             raise SetupError(f"{players} players; this deck is for {lo} to {hi}", "players")
-        deck = list(ruleset.deck.cards)
+        deck = list(ruleset.deck.pack)  # every card as many times as the deck holds it
         random.Random(seed).shuffle(deck)
         probe = State.__new__(State)
         probe.n, probe.deck_size = players, len(deck)
@@ -293,10 +297,12 @@ class Game:
         s.trump_card = setup.trump
         s.trump_suit = None
         s.table = [list(p) for p in setup.table]
-        used = set(s.talon)
-        for cards in s.hands + s.table:
-            used.update(cards)
-        s.discard = [c for c in self.ruleset.deck.cards if c not in used]
+        left = list(self.ruleset.deck.pack)  # the cards of no zone (each copy once) are out of play
+        for cards in [s.talon] + s.hands + s.table:
+            for c in cards:
+                if c is not None:
+                    left.remove(c)
+        s.discard = left
         s.deck_size = len(self.ruleset.deck)
         s.unbeaten = sum(1 for _, d in s.table if d is None)
         s.attack_ranks = {a.rank for a, _ in s.table}

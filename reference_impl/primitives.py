@@ -29,7 +29,7 @@ def cover_card(g, s, a):
     """Lay the action's card on its target attack card."""
     _, seat, card, target = a
     for pair in s.table:
-        if pair[0] is target:
+        if pair[0] is target and pair[1] is None:  # with two packs, the copy still unbeaten
             pair[1] = card
             break
     hand = s.hands[seat]
