@@ -187,6 +187,26 @@ class Unplayable(Exception):
         super().__init__(reason)
 
 
+def _cards_outside(setup, deck) -> list[str]:
+    """The cards a case's setup names (hands, talon, trump, table) that `deck` does not hold."""
+    out: list[str] = []
+
+    def walk(value):
+        if isinstance(value, str):
+            try:
+                deck.card(value)
+            except DurakError:
+                if value not in out:
+                    out.append(value)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                walk(v)
+    if isinstance(setup, dict):
+        for name in ("hands", "talon", "trump", "table"):
+            walk(setup.get(name))
+    return out
+
+
 def declared_options(hello: dict, players: int) -> tuple[bool, dict]:
     """The engine's house rules at this player count: (follows any value of an option it does not
     list, {option: [values]}). `house_rules` entries whose `players` hold the count override the
@@ -359,6 +379,11 @@ class Session:
         """The case with its expectations re-derived on the reference under `ruleset` (the
         engine's variant), and what differs from the shipped ones. Raises Unplayable when a step
         the case plays (expects accepted) is illegal under it."""
+        foreign = _cards_outside(case.setup, ruleset.deck)
+        if foreign:  # rule deck.composition: the engine's deck is another deck
+            raise Unplayable(None, None, "deck.composition",
+                             f"its deck of {len(ruleset.deck.pack)} cards does not hold the case's "
+                             f"card(s) {', '.join(foreign[:4])}")
         try:
             game = Game(ruleset, Setup.from_json(case.setup, ruleset.deck, ruleset.player_limits))
         except (DurakError, RuntimeError) as exc:

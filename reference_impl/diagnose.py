@@ -938,6 +938,11 @@ def _dealt_hand_size(setup: Setup) -> int | None:
     return sizes.pop()
 
 
+def _deck_key(deck) -> tuple:
+    """What makes two decks the same: the same cards in the same order, as many copies."""
+    return deck.copies, tuple(c.text for c in deck.cards)
+
+
 def _hand_size(rs: Ruleset, setup: Setup) -> int:
     probe = State.__new__(State)
     probe.n, probe.deck_size = setup.players, len(rs.deck)
@@ -1006,6 +1011,7 @@ def search_options(ruleset: Ruleset, setup, observations: list[Observation], che
     names = list(dict.fromkeys(first + _involved_options(ruleset, setup, observations)))
     behaviour = ruleset.behaviour_key()
     dealt = _dealt_hand_size(setup)
+    deck = _deck_key(ruleset.deck)
     exact, partly, movers, tried = [], [], [], 0
 
     def attempt(change: dict):
@@ -1015,6 +1021,8 @@ def search_options(ruleset: Ruleset, setup, observations: list[Observation], che
         except DurakError:
             return False
         if rs.behaviour_key() == behaviour or dealt is not None and _hand_size(rs, setup) != dealt:
+            return False
+        if _deck_key(rs.deck) != deck:  # another deck has other cards: the setup is not its deal
             return False
         tried += 1
         outcome = _try(rs, setup, observations, check)

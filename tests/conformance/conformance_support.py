@@ -156,3 +156,7 @@ class VersionOneKinds(ReferenceEngine):
 # The same engine claiming the new kinds it does not play: the cases that need them fail.
 VersionOneKindsClaimingMore = declaring(VersionOneKinds, "VersionOneKindsClaimingMore",
                                         action_kinds=["show", "swap", "exchange"])
+
+# Declares a 36-card engine: cases dealt from other decks cannot be played on it.
+ThirtySixCards = declaring(ReferenceEngine, "ThirtySixCards", presets=["podkidnoy"],
+                           options={"deck_cards": [36], "jokers": ["none"], "packs": [1]})
