@@ -130,6 +130,9 @@ def dead_options(spec, preset: str, ruleset, players=None) -> tuple[list[str], l
                 alt = spec.ruleset(preset, {**ruleset.overrides, name: other})
             except DurakError:
                 continue
+            if _pack(alt.deck) != _pack(ruleset.deck):  # another pack: other cards to deal
+                live = True
+                break
             lo, hi = ruleset.player_limits
             if any(match_matters(ruleset, alt, n) or matters(ruleset, alt, n)
                    for n in players or range(lo, hi + 1)):
@@ -148,6 +151,11 @@ def dead_options(spec, preset: str, ruleset, players=None) -> tuple[list[str], l
         else:
             problems.append(text + "; the preset's other options rule out what it asks for")
     return problems, notes
+
+
+def _pack(deck) -> tuple:
+    """The cards a deck deals, each with its copies."""
+    return deck.copies, tuple(c.text for c in deck.cards)
 
 
 def _readers(spec) -> dict[str, list[str]]:

@@ -179,7 +179,9 @@ class Cards:
         talon = [c for c in cards if zone[c] == n]
         if talon:
             trump = next(c for c in talon if c.suit == trump_suit)
-            talon = [c for c in talon if c is not trump] + [trump]
+            rest = [c for c in talon if c is not trump]
+            # the turn-up's place in the talon (definition turn_up_on_top, rule deck.trump)
+            talon = [trump] + rest if self.m.ruleset.turn_up_place == "top" else rest + [trump]
         else:
             spare = [c for c in cards if c.suit == trump_suit]
             trump = next((c for c in spare if zone[c] == n + 1), spare[0])

@@ -405,4 +405,5 @@ def concrete(machine, s) -> SymState:
         "pairs": [agg.fn(s) for agg in machine.pair_aggregates],
         "laid": (list(s.laid_by) + [0] * machine.layer_slots)[:machine.layer_slots],
     }
-    return SymState(machine, f, _can_throw=list(s.can_throw))
+    turn_up = Card(s.trump_card.rank, machine.suits.index(s.trump_card.suit))
+    return SymState(machine, f, _can_throw=list(s.can_throw), _havoc={"turn_up": turn_up})

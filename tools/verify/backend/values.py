@@ -71,16 +71,21 @@ def zint(x):
     return z3.IntVal(x) if isinstance(x, int) and not isinstance(x, bool) else x
 
 
+_TRUE, _FALSE = z3.Z3_OP_TRUE, z3.Z3_OP_FALSE
+
+
 def simp(x):
     """A Python bool or int when the term is a constant, else the term."""
     if is_const(x):
         return x
-    if z3.is_true(x):
-        return True
-    if z3.is_false(x):
-        return False
-    if z3.is_int_value(x):
+    if isinstance(x, z3.IntNumRef):  # what z3 makes of an integer numeral
         return x.as_long()
+    if isinstance(x, z3.BoolRef) and z3.Z3_get_ast_kind(x.ctx_ref(), x.ast) == z3.Z3_APP_AST:
+        kind = z3.Z3_get_decl_kind(x.ctx_ref(), z3.Z3_get_app_decl(x.ctx_ref(), x.ast))
+        if kind == _TRUE:
+            return True
+        if kind == _FALSE:
+            return False
     return x
 
 
