@@ -1,6 +1,7 @@
 """Random legal games under every preset and 2-6 players, driven by a hypothesis state machine.
 
-After every step every invariant of spec/invariants.yaml is checked; illegal actions are tried too
+After every step every invariant of spec/invariants.yaml is checked (the deal_end ones when a deal
+ends, whoever its losers are under the preset's ending and teams); illegal actions are tried too
 and must be rejected with an active rule id and no change of state. A second test runs the same
 machine on a copy of spec/ whose attack cap is removed and asserts that the machine fails there.
 """
@@ -14,6 +15,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from durak_spec.reference_impl.errors import IllegalAction
 from durak_spec.reference_impl.game import Game
+from durak_spec.reference_impl.match import score_deal
 from durak_spec.reference_impl.notation import state_json
 from durak_spec.reference_impl.spec import load_spec
 from durak_spec.reference_impl.state import Action
@@ -64,9 +66,13 @@ def machine_for(spec, presets=None, players=(2, 6)):
         def observe(self):
             terminal, legal = self.game.is_terminal(), self.game.legal_actions()
             assert terminal == (not legal), "only a finished game offers no action"
-            if terminal:
+            if terminal:  # the deal_end invariants of spec/invariants.yaml, under every preset
+                result = score_deal(self.ruleset, self.game)
+                assert result.failed == (), f"invariants {list(result.failed)} fail"
                 returns = self.game.returns()
-                assert abs(sum(returns)) < 1e-9 and returns.count(-1.0) <= 1
+                assert abs(sum(returns)) < 1e-9
+                assert [r == -1.0 for r in returns] == \
+                    (list(result.losers) if 0 < sum(result.losers) < len(returns) else [False] * len(returns))
 
         @invariant()
         def spec_invariants_hold(self):
@@ -89,4 +95,15 @@ def test_state_machine_catches_a_spec_with_the_attack_cap_removed(spec_copy):
                                         derandomize=True, database=None,
                                         phases=[Phase.explicit, Phase.generate])
     with pytest.raises(AssertionError, match="inv.attack_cap"):
+        broken.TestCase("runTest").runTest()
+
+
+def test_state_machine_catches_a_summary_ending_where_everyone_holding_cards_loses(spec_copy):
+    spec_copy.edit("rules/end.yaml", "(team_play and fool is not None and not team_out(seat))",
+                   "(fool is not None and hand(seat) > 0)")
+    broken = machine_for(spec_copy.load(), presets=["summary"], players=(3, 4))
+    broken.TestCase.settings = settings(max_examples=50, stateful_step_count=400, deadline=None,
+                                        derandomize=True, database=None,
+                                        phases=[Phase.explicit, Phase.generate])
+    with pytest.raises(AssertionError, match="inv.fool_loses_alone"):
         broken.TestCase("runTest").runTest()
