@@ -21,7 +21,7 @@ from durak_spec.reference_impl.lang import SEAT
 from durak_spec.tools.verify.backend.translate import Translator
 from durak_spec.tools.verify.backend.values import Opt, V, differs, pick, simp, zbool, zint
 
-DEAL_FACTS = ("inv.places", "inv.draw_no_loser", "inv.fool_last")
+DEAL_FACTS = ("inv.places", "inv.draw_no_loser", "inv.fool_loses_alone", "inv.fool_last")
 MAX_DEALS = 30  # the longest match the bounded check looks at (or match_deals, if more)
 
 

@@ -67,8 +67,16 @@ def zbool(x):
     return z3.BoolVal(x) if isinstance(x, bool) else x
 
 
+_INTS: dict[int, z3.IntNumRef] = {}
+
+
 def zint(x):
-    return z3.IntVal(x) if isinstance(x, int) and not isinstance(x, bool) else x
+    if isinstance(x, int) and not isinstance(x, bool):
+        v = _INTS.get(x)
+        if v is None:
+            v = _INTS[x] = z3.IntVal(x)
+        return v
+    return x
 
 
 _TRUE, _FALSE = z3.Z3_OP_TRUE, z3.Z3_OP_FALSE
