@@ -74,7 +74,7 @@ def main(argv=None) -> int:
     for name in order:
         if name in best:
             secs, steps = best[name]
-            games = variant_games if name.split()[1] in VARIANTS else args.games
+            games = variant_games if name.split()[1].rstrip(",") in VARIANTS else args.games
             print(f"{name:40} {games:6d} {games / secs:9.0f} {steps / secs:9.0f}")
     if peer in best:
         print(f"ratio reference/durakgame, 2-player games/s: {best[peer][0] / best[ours][0]:.2f}x "
