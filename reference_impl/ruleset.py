@@ -173,6 +173,17 @@ class Ruleset:
         `names` (e.g. the action's seat and card), for compiling spec clauses elsewhere."""
         return self._env(names or {})
 
+    def _decision(self, decided: dict, rule, types: dict, seat_decisions: set, table=None) -> None:
+        """Compile the clause of a rule that decides a value into `decided`; one rule per value."""
+        if rule.decides in decided:
+            other = decided[rule.decides].rule
+            raise SpecError(f"both {other.id} and {rule.id} decide {rule.decides} "
+                            f"under preset {self.preset}", rule.file, f"{rule.path}.decides")
+        names = vocab.SEAT_CLAUSE if rule.decides in seat_decisions else {}
+        c = self._compile_text(rule.clause, rule.file, f"{rule.path}.clause",
+                               types[rule.decides], names, ("seat",), table)
+        decided[rule.decides] = CompiledRule(rule, c)
+
     def _compile_text(self, text, file, path, want, names=None, params=(), table=None) -> Clause:
         key = ("clause", text, file, path, want, tuple(sorted(names or {})), params,
                table is vocab.MATCH, self._read_key(text))
@@ -254,24 +265,10 @@ class Ruleset:
                     for kind in rule.applies_to:
                         self.legality[kind].append(CompiledRule(rule, c))
             elif rule.decides in MATCH_DECISION_TYPES:
-                names = vocab.SEAT_CLAUSE if rule.decides in MATCH_SEAT_DECISIONS else {}
-                if rule.decides in self.match_decisions:
-                    other = self.match_decisions[rule.decides].rule
-                    raise SpecError(f"both {other.id} and {rule.id} decide {rule.decides} "
-                                    f"under preset {self.preset}", rule.file, f"{rule.path}.decides")
-                c = self._compile_text(rule.clause, rule.file, f"{rule.path}.clause",
-                                       MATCH_DECISION_TYPES[rule.decides], names, ("seat",),
-                                       vocab.MATCH)
-                self.match_decisions[rule.decides] = CompiledRule(rule, c)
+                self._decision(self.match_decisions, rule, MATCH_DECISION_TYPES,
+                               MATCH_SEAT_DECISIONS, vocab.MATCH)
             elif rule.decides:
-                names = vocab.SEAT_CLAUSE if rule.decides in SEAT_DECISIONS else {}
-                if rule.decides in self.decisions:
-                    other = self.decisions[rule.decides].rule
-                    raise SpecError(f"both {other.id} and {rule.id} decide {rule.decides} "
-                                    f"under preset {self.preset}", rule.file, f"{rule.path}.decides")
-                c = self._compile_text(rule.clause, rule.file, f"{rule.path}.clause",
-                                       DECISION_TYPES[rule.decides], names, ("seat",))
-                self.decisions[rule.decides] = CompiledRule(rule, c)
+                self._decision(self.decisions, rule, DECISION_TYPES, SEAT_DECISIONS)
         missing = sorted(set(DECISION_TYPES) - set(self.decisions)) + sorted(
             set(MATCH_DECISION_TYPES) - set(self.match_decisions))
         if missing:

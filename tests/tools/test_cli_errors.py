@@ -172,6 +172,14 @@ def test_lint_reports_an_option_no_clause_reads(spec_copy):
     assert "option throw_in_after_take is read by no clause" in result.output
 
 
+def test_two_rules_deciding_one_value_under_a_preset_are_a_spec_error_naming_both(spec_copy):
+    spec_copy.edit("rules/start.yaml", """    when: "opt.first_attacker == 'left_of_dealer'"
+    decides: first_attacker""", "    decides: first_attacker")
+    result = run("--spec", str(spec_copy.root), "simulate", "--games", "1")
+    assert result.exit_code == 2
+    assert "both start.lowest_trump and start.left_of_dealer decide first_attacker" in result.output
+
+
 def test_lint_wants_every_area_at_both_table_sizes(spec, tmp_path):
     from durak_spec.conformance.cases import CASES_DIR, load_suite
     from durak_spec.tools.lint.cases import table_size_gaps

@@ -197,33 +197,28 @@ class SymState:
     def active(self):
         return self.machine.n - count(self.f["out"])
 
-    def left(self, seat):
-        """The next seat clockwise that is not out, or the seat itself (State.left_of)."""
+    def _next(self, seat, step_sign: int):
+        """The next seat in the direction of `step_sign` (+1 clockwise) that is not out, or the
+        seat itself (State.left_of, State.right_of)."""
         seat = simp(seat)
         n, out = self.machine.n, self.f["out"]
         if not isinstance(seat, int):
-            return pick([self.left(i) for i in range(n)], seat)
+            return pick([self._next(i, step_sign) for i in range(n)], seat)
         result = seat
         for step in range(n - 1, 0, -1):
-            nxt = (seat + step) % n
+            nxt = (seat + step_sign * step) % n
             result = ite(out[nxt], result, nxt)
         return result
+
+    def left(self, seat):
+        return self._next(seat, 1)
 
     @property
     def teams(self) -> tuple:
         return self.machine.ruleset.seating(self.machine.n)[0]
 
     def right(self, seat):
-        """The next seat counterclockwise that is not out, or the seat itself (State.right_of)."""
-        seat = simp(seat)
-        n, out = self.machine.n, self.f["out"]
-        if not isinstance(seat, int):
-            return pick([self.right(i) for i in range(n)], seat)
-        result = seat
-        for step in range(n - 1, 0, -1):
-            nxt = (seat - step) % n
-            result = ite(out[nxt], result, nxt)
-        return result
+        return self._next(seat, -1)
 
     def next_opponent(self, seat):
         """The next seat clockwise that is not out and not a teammate (State.next_opponent)."""
