@@ -119,13 +119,20 @@ class Induction:
         _ = self.mid.can_throw
         self.base_side = m.side[start:]
         self.transitions = {name: self._transition(name) for name in STEPS}
+        self._terms: dict = {}
 
     def term(self, prop: Prop, state: SymState, action: SymAction | None = None):
-        """The property over `state` (action-scope ones also over the action's seat and kind)."""
-        names = {}
-        if prop.scope == "action":
-            names = {"seat": action.names()["seat"], "kind": action.names()["kind"]}
-        return self.m.clause(state, prop.clause.tree, names)
+        """The property over `state` (action-scope ones also over the action's seat and kind).
+
+        Translated once per property, state and action: houdini asks for the same pre-state's
+        terms at every transition and round, and a term is a pure function of the three."""
+        key = (prop.id, id(state), id(action) if prop.scope == "action" else None)
+        if key not in self._terms:
+            names = {}
+            if prop.scope == "action":
+                names = {"seat": action.names()["seat"], "kind": action.names()["kind"]}
+            self._terms[key] = (state, action, self.m.clause(state, prop.clause.tree, names))
+        return self._terms[key][2]
 
     def _transition(self, name: str) -> Transition:
         m = self.m

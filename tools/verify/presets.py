@@ -89,28 +89,40 @@ def _meanings(m: Machine, s: SymState, mid: SymState, actions: dict, throw: SymA
 DEAL_DEFINITIONS = ("dealt_cards", "turn_up_on_top")
 
 
-def matters(ruleset_a, ruleset_b, n: int) -> str | None:
+class _Side:
+    """One ruleset's half of a comparison at n players: its symbolic states, actions, the facts
+    its invariants give and every clause its play reads (built once, compared with each other
+    ruleset's values)."""
+
+    def __init__(self, ruleset, n: int):
+        self.m = m = Machine(ruleset, n)
+        self.s, self.mid = SymState.fresh(m, "opt"), SymState.fresh(m, "optmid")
+        self.actions = {k: SymAction.fresh(k, m.nranks, m.nsuits) for k in vocab.ACTION_KINDS}
+        self.throw = SymAction.fresh("throw", m.nranks, m.nsuits, "-mid")
+        facts = [m.well_formed(self.s), m.settled(self.s), m.well_formed(self.mid),
+                 m.action_facts(self.mid, self.throw)]
+        for p in properties(ruleset):
+            if p.scope == "state":
+                facts += [m.clause(self.s, p.clause.tree), m.clause(self.mid, p.clause.tree)]
+        self.facts = facts + [m.action_facts(self.s, a) for a in self.actions.values()]
+        self.meanings = _meanings(m, self.s, self.mid, self.actions, self.throw)
+
+
+def matters(ruleset_a, ruleset_b, n: int, side_a: _Side | None = None) -> str | None:
     """The first clause whose value differs between the two rulesets at n players in a position
-    the invariants of ruleset_a allow, or None."""
-    ma, mb = Machine(ruleset_a, n), Machine(ruleset_b, n)
-    sa, mida = SymState.fresh(ma, "opt"), SymState.fresh(ma, "optmid")
+    the invariants of ruleset_a allow, or None (`side_a`: ruleset_a's half, if already built)."""
+    a = side_a or _Side(ruleset_a, n)
+    mb = Machine(ruleset_b, n)
     # Who can throw is shared: the legality of each throw is itself compared below, and where
     # it agrees the same hands give both rulesets the same throwers.
-    sb = SymState(mb, sa.f, _can_throw=sa.can_throw, _havoc=sa._havoc)
-    midb = SymState(mb, mida.f, _can_throw=mida.can_throw, _havoc=mida._havoc)
-    actions = {k: SymAction.fresh(k, ma.nranks, ma.nsuits) for k in vocab.ACTION_KINDS}
-    throw = SymAction.fresh("throw", ma.nranks, ma.nsuits, "-mid")
-    facts = [ma.well_formed(sa), ma.settled(sa), ma.well_formed(mida), ma.action_facts(mida, throw)]
-    for p in properties(ruleset_a):
-        if p.scope == "state":
-            facts += [ma.clause(sa, p.clause.tree), ma.clause(mida, p.clause.tree)]
-    facts += [ma.action_facts(sa, a) for a in actions.values()]
-    pairs = list(zip(_meanings(ma, sa, mida, actions, throw), _meanings(mb, sb, midb, actions, throw)))
+    sb = SymState(mb, a.s.f, _can_throw=a.s.can_throw, _havoc=a.s._havoc)
+    midb = SymState(mb, a.mid.f, _can_throw=a.mid.can_throw, _havoc=a.mid._havoc)
+    pairs = list(zip(a.meanings, _meanings(mb, sb, midb, a.actions, a.throw)))
     differ = [(label, simp(differs(x, y))) for (label, x), (_, y) in pairs]
     live = [(label, d) for label, d in differ if d is not False]
     if not live:
         return None
-    result, model = check(facts + ma.side + mb.side + [z3.Or([zbool(d) for _, d in live])])
+    result, model = check(a.facts + a.m.side + mb.side + [z3.Or([zbool(d) for _, d in live])])
     if result != z3.sat:
         return None
     return next(label for label, d in live if z3.is_true(model.eval(zbool(d), model_completion=True)))
@@ -122,6 +134,12 @@ def dead_options(spec, preset: str, ruleset, players=None) -> tuple[list[str], l
     rule out), notes when it only restates the default."""
     problems, notes = [], []
     readers = _readers(spec)
+    sides: dict[int, _Side] = {}  # the preset's half of every comparison, per player count
+
+    def side(n: int) -> _Side:
+        if n not in sides:
+            sides[n] = _Side(ruleset, n)
+        return sides[n]
     for name, value in spec.presets[preset]["options"].items():
         others = [v for v in spec.options[name].values if not (v == value and type(v) is type(value))]
         live = False
@@ -134,7 +152,7 @@ def dead_options(spec, preset: str, ruleset, players=None) -> tuple[list[str], l
                 live = True
                 break
             lo, hi = ruleset.player_limits
-            if any(match_matters(ruleset, alt, n) or matters(ruleset, alt, n)
+            if any(match_matters(ruleset, alt, n) or matters(ruleset, alt, n, side(n))
                    for n in players or range(lo, hi + 1)):
                 live = True
                 break
