@@ -143,7 +143,7 @@ class ReferenceEngine:
     def next_deal(self, setup: dict) -> dict:
         self.score()
         rs = self.game.ruleset
-        cards = {k: setup[k] for k in ("hands", "talon", "trump")}
+        cards = {k: setup[k] for k in ("hands", "talon", "trump", "hidden") if k in setup}
         self.game = self.match.start(Setup.from_json(cards, rs.deck, rs.player_limits))
         self._scored = None
         return {}

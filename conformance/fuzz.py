@@ -613,7 +613,7 @@ def _deal_of(game: Game, steps: list):
         return None
     dealer = seat.get(s.dealer, (seat[s.attacker] - 1) % len(live))
     setup = Setup([list(s.hands[i]) for i in live], list(s.talon), s.trump_card, dealer,
-                  seat[s.attacker])
+                  seat[s.attacker], hidden=s.hidden_card)
     try:
         setup.validate(rs.deck, rs.player_limits)
     except DurakError:

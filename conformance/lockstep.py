@@ -167,7 +167,8 @@ def position_of(game: Game) -> Setup | None:
                       s.attacker, table=[list(p) for p in s.table], defender=s.defender,
                       taking=s.taking, passed=[i for i, p in enumerate(s.passed) if p],
                       out=[i for i, o in enumerate(s.out) if o], bout=s.bout_number,
-                      beaten_bouts=s.beaten_bouts, discard=len(s.discard))
+                      beaten_bouts=s.beaten_bouts, discard=len(s.discard),
+                      hidden=s.hidden_card)
         again = Game(game.ruleset, setup)
     except DurakError:
         return None

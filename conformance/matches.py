@@ -46,7 +46,7 @@ def record_match(spec: Spec, preset: str, players: int, seed: int, deals: int | 
         deal_seed = rng.randrange(2**31)
         game = match.deal(deal_seed)
         full = game.setup.to_json()
-        cards = {k: full[k] for k in ("hands", "talon", "trump")}
+        cards = {k: full[k] for k in ("hands", "talon", "trump", "hidden") if k in full}
         if not out:
             cards["dealer"] = game.setup.dealer
         choice = random.Random(deal_seed).choice
@@ -89,7 +89,7 @@ def check_match_case(spec: Spec, case_id: str, data: dict) -> str | None:
         first = deals[0]["setup"]
         match = Match(rs, m["players"], first_dealer=first.get("dealer"))
         for i, d in enumerate(deals):
-            cards = {k: d["setup"][k] for k in ("hands", "talon", "trump")}
+            cards = {k: d["setup"][k] for k in ("hands", "talon", "trump", "hidden") if k in d["setup"]}
             game = match.start(Setup.from_json(cards, rs.deck, rs.player_limits))
             for action in d["script"]:
                 game.apply_action(parse_action(action, rs.deck))
@@ -134,7 +134,7 @@ def run_match_case(session: Session, case_id: str, data: dict, file: str = "") -
                 setup = dict(d["setup"])
                 reply = adapter.call("start", variant=variant, setup=setup)
             else:
-                cards = {k: d["setup"][k] for k in ("hands", "talon", "trump")}
+                cards = {k: d["setup"][k] for k in ("hands", "talon", "trump", "hidden") if k in d["setup"]}
                 reply = adapter.call("next_deal", setup=cards)
             if reply.kind != "result":
                 res.status = "skip" if reply.kind == "skipped" else "error"

@@ -25,8 +25,14 @@ STATE_KEYS = ("hands", "talon_count", "table", "discard_count", "attacker", "def
 
 
 def _state(game: Game) -> dict:
-    view = comparable(state_view(game))
-    return {k: view[k] for k in STATE_KEYS if k in view}
+    """The protocol's state, comparable: STATE_KEYS are recorded, any field a case claims is
+    checked (the trump card after a reveal or an exchange, say)."""
+    return comparable(state_view(game))
+
+
+def _recorded(st: dict, claimed: dict | None) -> dict:
+    return {k: st[k] for k in STATE_KEYS + tuple(k for k in claimed or {} if k not in STATE_KEYS)
+            if k in st}
 
 
 def _verdicts(spec: Spec, variant: str, options: dict, setup: dict, actions: list[str]):
@@ -97,7 +103,7 @@ def record_case(spec: Spec, *, id: str, description: str, rules: list[str], setu
             step["note"] = claim["note"]
         bout_over = state == "bouts" and not st["table"]
         if state == "every" or bout_over or (state in ("last", "bouts") and i == last) or claim.get("state"):
-            step["state"] = st
+            step["state"] = _recorded(st, claim.get("state"))
         if legal == "every" or (legal == "last" and i == last) or claim.get("legal") is not None:
             step["legal"] = lg
         out_steps.append(step)

@@ -202,7 +202,7 @@ def _cards_outside(setup, deck) -> list[str]:
             for v in value:
                 walk(v)
     if isinstance(setup, dict):
-        for name in ("hands", "talon", "trump", "table"):
+        for name in ("hands", "talon", "trump", "hidden", "table"):
             walk(setup.get(name))
     return out
 

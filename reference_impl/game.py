@@ -20,7 +20,8 @@ from .vocab import ACTION_KINDS
 
 POSITION_FIELDS = ("table", "defender", "taking", "passed", "out", "bout", "beaten_bouts", "discard")
 MATCH_FIELDS = ("deal", "previous_fool", "previous_winner")
-SETUP_FIELDS = ("hands", "talon", "trump", "dealer", "attacker", "seed") + POSITION_FIELDS + MATCH_FIELDS
+SETUP_FIELDS = ("hands", "talon", "trump", "hidden", "dealer", "attacker", "seed") + POSITION_FIELDS \
+    + MATCH_FIELDS
 
 
 @dataclass
@@ -34,6 +35,9 @@ class Setup:
 
     The match fields place the deal in a match (reference_impl/match.py): its number, and the fool
     and winner of the previous deal, which the start rules read (start.next_deal).
+
+    `hidden` is the card lying face down under the turn-up under changeable trump (rule
+    deck.changeable_trump): the last card of the talon, while the turn-up still lies in it.
     """
 
     hands: list[list[Card]]
@@ -53,6 +57,7 @@ class Setup:
     deal_number: int = 1
     previous_fool: int | None = None
     previous_winner: int | None = None
+    hidden: Card | None = None
 
     @property
     def players(self) -> int:
@@ -67,6 +72,8 @@ class Setup:
     def to_json(self) -> dict:
         out = {"hands": [cards_json(h) for h in self.hands], "talon": [c.text for c in self.talon],
                "trump": self.trump.text, "dealer": self.dealer}
+        if self.hidden is not None:
+            out["hidden"] = self.hidden.text
         if self.attacker is not None:
             out["attacker"] = self.attacker
         if self.table:
@@ -111,6 +118,7 @@ class Setup:
             hands = [deck.cards_of(h, f"hands[{i}]") for i, h in enumerate(hands_raw)]
             talon = deck.cards_of(data.get("talon", []), "talon")
             trump = deck.card(data["trump"])
+            hidden = deck.card(data["hidden"]) if data.get("hidden") is not None else None
             table = _table_of(data.get("table", []), deck)
         except NotationError as exc:
             raise SetupError(str(exc)) from None
@@ -142,7 +150,7 @@ class Setup:
                     out=seats["out"], bout=counts["bout"] or 1,
                     beaten_bouts=counts["beaten_bouts"] or 0, discard=counts["discard"],
                     deal_number=counts["deal"] or 1, previous_fool=data.get("previous_fool"),
-                    previous_winner=data.get("previous_winner"))
+                    previous_winner=data.get("previous_winner"), hidden=hidden)
         setup.validate(deck, limits, None)  # the trump's place is checked per ruleset (Game)
         return setup
 
@@ -163,9 +171,20 @@ class Setup:
                     raise SetupError(f"card {c} appears {times} (also in {', '.join(places)}); "
                                      f"the deck holds it {deck.copies} time(s)", where)
                 places.append(where)
-        if turn_up_place == "bottom" and self.talon and self.talon[-1] is not self.trump:
+        talon = self.talon
+        if self.hidden is not None:  # rule deck.changeable_trump
+            if not talon or talon[-1] is not self.hidden:
+                raise SetupError(f"the hidden card {self.hidden} must be the last card of the talon",
+                                 "hidden")
+            talon = talon[:-1]
+            if not any(c is self.trump for c in talon):
+                raise SetupError(f"a hidden card lies under the turn-up only while the turn-up "
+                                 f"{self.trump} is in the talon; once it is drawn the hidden card "
+                                 f"is turned up: give it as the trump", "hidden")
+        if turn_up_place == "bottom" and talon and talon[-1] is not self.trump:
             raise SetupError(f"the trump card {self.trump} must be the bottom (last) card of the "
-                             f"talon, which is {self.talon[-1]}", "trump")
+                             f"talon{' above the hidden card' if self.hidden else ''}, which is "
+                             f"{talon[-1]}", "trump")
         if turn_up_place == "top" and self.trump in self.talon[1:] and self.talon[0] is not self.trump:
             raise SetupError(f"the trump card {self.trump} lies on top of the talon (first) or has "
                              f"been drawn; the top card is {self.talon[0]}", "trump")
@@ -203,6 +222,7 @@ class Setup:
         if not isinstance(players, int) or not lo <= players <= hi:
             raise SetupError(f"{players} players; this deck is for {lo} to {hi}", "players")
         deck = list(ruleset.deck.pack)  # every card as many times as the deck holds it
+        hidden = None
         random.Random(seed).shuffle(deck)
         probe = State.__new__(State)
         probe.n, probe.deck_size = players, len(deck)
@@ -224,9 +244,16 @@ class Setup:
             talon.remove(trump)
             # under the talon, drawn last; or on top, drawn first (turn_up_on_top)
             talon.insert(0 if ruleset.turn_up_place == "top" else len(talon), trump)
+            # changeable trump: the next card lies face down under it (deck.changeable_trump)
+            rest = [c for c in reversed(talon) if c is not trump and allowed(c)]
+            if ruleset.turn_up_hidden and rest:
+                hidden = rest[0]
+                talon.remove(hidden)
+                talon.append(hidden)
         else:
             trump = next((c for c in reversed(deck[:dealt]) if allowed(c)), deck[dealt - 1])
         setup = cls(hands, talon, trump, dealer, **match)
+        setup.hidden = hidden
         setup.seed = seed
         return setup
 
@@ -240,6 +267,14 @@ def _validate_for(ruleset: Ruleset, setup: Setup) -> None:
     if not ruleset.turn_up_allowed_fn(probe, setup.trump):
         raise SetupError(f"{setup.trump} may not be the turned-up trump card under this variant "
                          "(rule deck.trump, definition turn_up_allowed)", "trump")
+    if setup.hidden is not None:
+        if not ruleset.turn_up_hidden:
+            raise SetupError(f"no card lies hidden under the turn-up in this variant (rule "
+                             f"deck.changeable_trump, option changeable_trump); drop hidden "
+                             f"{setup.hidden}", "hidden")
+        if not ruleset.turn_up_allowed_fn(probe, setup.hidden):
+            raise SetupError(f"{setup.hidden} may not be turned up to show the trump under this "
+                             "variant (definition turn_up_allowed)", "hidden")
 
 
 def _check_seat(seat, players: int, name: str) -> None:
@@ -295,6 +330,7 @@ class Game:
         s.hands = [list(h) for h in setup.hands]
         s.talon = list(setup.talon)
         s.trump_card = setup.trump
+        s.hidden_card = setup.hidden
         s.trump_suit = None
         s.table = [list(p) for p in setup.table]
         left = list(self.ruleset.deck.pack)  # the cards of no zone (each copy once) are out of play
@@ -395,10 +431,13 @@ class Game:
         return state_json(self.state)
 
     def observation(self, seat: int) -> dict:
-        """What `seat` may see: own hand, others' hand sizes, the table, talon count, trump."""
+        """What `seat` may see: own hand, others' hand sizes, the table, talon count, trump (the
+        card turned up now; a hidden card under it only as lying there)."""
         view = state_json(self.state)
         view["hands"] = [h if i == seat else len(h) for i, h in enumerate(view["hands"])]
         view["talon"] = len(view["talon"])
+        if "hidden" in view:
+            view["hidden"] = True
         view["seat"] = seat
         return view
 

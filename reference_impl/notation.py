@@ -125,7 +125,7 @@ def state_json(s: State) -> dict:
     result = None
     if s.finished:
         result = {"fool": s.fool, "draw": s.fool is None, "finish_order": list(s.finish_order)}
-    return {
+    out = {
         "players": s.n,
         "hands": [cards_json(h) for h in s.hands],
         "talon": [c.text for c in s.talon],
@@ -143,6 +143,9 @@ def state_json(s: State) -> dict:
         "finished": s.finished,
         "result": result,
     }
+    if s.hidden_card is not None:  # changeable trump: the card under the turn-up, still hidden
+        out["hidden"] = s.hidden_card.text
+    return out
 
 
 # A hand's sorted card texts, by the hand's cards in their order (cards hash by identity): the

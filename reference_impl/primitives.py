@@ -88,7 +88,7 @@ def swap_with_turn_up(g, s, a):
     takes the turn-up's place and becomes the turn-up, and the turn-up goes to the actor's hand."""
     _, seat, card, _ = a
     talon, old = s.talon, s.trump_card
-    at = len(talon) - 1 if talon[-1] is old else 0
+    at = s.turn_up_index()
     hand = s.hands[seat]
     _remove(hand, card)
     hand.append(old)
@@ -106,6 +106,13 @@ def exchange_with_talon(g, s, a):
     hand += talon[:2]
     talon[:2] = [card, second]
     s.exchanges[seat] += 1
+
+
+def reveal_hidden_card(g, s, a):
+    """Turn up the card lying face down under the turn-up: it becomes the turn-up, wherever it
+    now is, and the trump suit is decided again from it (decision `trump_suit`)."""
+    s.trump_card, s.hidden_card = s.hidden_card, None
+    s.trump_suit = g.decide_seat["trump_suit"](s, None)
 
 
 def transferer_attacks(g, s, a):
@@ -228,7 +235,8 @@ PRIMITIVES = {
     "mark_passed": mark_passed, "mark_all_passed": mark_all_passed, "start_taking": start_taking,
     "move_defence_on": move_defence_on, "remember_shown": remember_shown,
     "swap_with_turn_up": swap_with_turn_up, "exchange_with_talon": exchange_with_talon,
-    "transferer_attacks": transferer_attacks, "discard_table": discard_table,
+    "reveal_hidden_card": reveal_hidden_card, "transferer_attacks": transferer_attacks,
+    "discard_table": discard_table,
     "defender_picks_up": defender_picks_up, "replenish": replenish, "mark_out": mark_out,
     "check_end": check_end, "next_roles": next_roles,
 }

@@ -97,6 +97,11 @@ class Ruleset:
             raise SpecError("definition turn_up_on_top may read only options (opt.NAME)",
                             "definitions.yaml", "definitions.turn_up_on_top")
         self.turn_up_place = "top" if on_top.value else "bottom"  # where the trump card lies
+        hidden = self._compile_text("turn_up_hidden", "definitions.yaml", "turn_up_hidden", BOOL)
+        if not hidden.const:
+            raise SpecError("definition turn_up_hidden may read only options (opt.NAME)",
+                            "definitions.yaml", "definitions.turn_up_hidden")
+        self.turn_up_hidden = bool(hidden.value)  # a card lies face down under the turn-up
         # decision -> its compiled fn(state, seat), shared by every game of this ruleset
         self.decide_fns = {name: cr.clause.fn for name, cr in self.decisions.items()}
         self.match_fns = {name: cr.clause.fn for name, cr in self.match_decisions.items()}

@@ -72,6 +72,7 @@ class State:
         "transferer", "hand_size", "steps", "added_since_answer", "last_adder", "team",
         "team_play", "emptied", "losers", "places", "deal_number", "after_a_loss", "previous_fool",
         "previous_winner", "last_table", "last_taken", "shown", "laid_by", "exchanges",
+        "hidden_card",
     )
 
     def clone(self) -> "State":
@@ -150,11 +151,22 @@ class State:
         return min((c.rank for c in self.hands[seat]), default=None)
 
     def turn_up_rank(self):
-        """The turned-up trump card's rank while it lies in the talon (at either end), else None."""
+        """The turned-up trump card's rank while it lies in the talon (at either end, or just
+        above a hidden card under it), else None."""
         talon, card = self.talon, self.trump_card
         if talon and (talon[-1] is card or talon[0] is card):
             return card.rank
+        if self.hidden_card is not None and len(talon) > 1 and talon[-2] is card:
+            return card.rank
         return None
+
+    def turn_up_index(self) -> int:
+        """Where the turned-up trump card lies in the talon (it must lie there)."""
+        talon, card = self.talon, self.trump_card
+        for i in (len(talon) - 1, 0, len(talon) - 2):
+            if talon[i] is card:
+                return i
+        raise ValueError(f"the turn-up {card} is not in the talon")
 
     def laid(self, seat: int) -> int:
         """Attack cards on the table that `seat` laid."""

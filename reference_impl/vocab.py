@@ -24,6 +24,9 @@ STATE = {
     "trump_suit": Name(SUIT + "?", "s.trump_suit", doc="the trump suit, or None without trumps (rule deck.trump decides it)"),
     "turn_up": Name(CARD, "s.trump_card", doc="the card turned up to show the trump (the trump card of the setup)"),
     "talon_count": Name(INT, "len(s.talon)", doc="cards left in the talon, the turned-up trump included"),
+    "hidden_card": Name(BOOL, "(s.hidden_card is not None)",
+                        doc="a card still lies face down under the turn-up, to be turned up once "
+                            "the turn-up is drawn (changeable trump)"),
     "turn_up_rank": Name(RANK + "?", "s.turn_up_rank()",
                          doc="rank of the turned-up trump card while it is still in the talon, else None"),
     "discard_count": Name(INT, "len(s.discard)", doc="cards in the discard pile"),

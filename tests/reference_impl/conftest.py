@@ -33,11 +33,13 @@ class Durak:
     def ruleset(preset: str = "podkidnoy", **options):
         return _ruleset(preset, tuple(sorted(options.items())))
 
-    def game(self, hands, talon=(), *, trump, dealer=None, attacker=None,
+    def game(self, hands, talon=(), *, trump, dealer=None, attacker=None, hidden=None,
              preset: str = "podkidnoy", **options) -> Game:
         rs = self.ruleset(preset, **options)
         data = {"hands": [list(h) for h in hands], "talon": list(talon), "trump": trump,
                 "dealer": len(hands) - 1 if dealer is None else dealer}
+        if hidden is not None:
+            data["hidden"] = hidden
         if attacker is not None:
             data["attacker"] = attacker
         return Game(rs, Setup.from_json(data, rs.deck))

@@ -370,3 +370,20 @@ def test_verify_prints_its_run_time_and_exits_0_when_everything_is_proved(tmp_pa
 def test_bad_verify_arguments_get_one_line_and_exit_2(args, message):
     result = run("verify", *args)
     assert result.exit_code == 2 and message in result.output
+
+
+REVEAL_STEP = '    - {do: reveal_hidden_card, when: "opt.changeable_trump and hidden_card and talon_count < 2"}\n'
+
+
+def test_the_hidden_card_is_proved_turned_up_only_while_the_flow_turns_it_up(spec, spec_copy):
+    """inv.hidden_card_under_turn_up is proved by induction under changeable_trump; with the
+    reveal step dropped from the flow after a take, the induction fails for that step."""
+    cell = ("inv.hidden_card_under_turn_up", "bout_taken")
+    proved = verify_preset(str(spec.root), "changeable_trump", {}, [2], 2, equivalences=False)
+    assert proved.cells[cell].status == "proved"
+    text = (spec_copy.root / "flow.yaml").read_text()
+    at = text.index(REVEAL_STEP, text.index("bout_taken:"))
+    (spec_copy.root / "flow.yaml").write_text(text[:at] + text[at + len(REVEAL_STEP):])
+    broken = verify_preset(str(spec_copy.root), "changeable_trump", {}, [2], 2, equivalences=False)
+    assert broken.cells[cell].status != "proved", broken.cells[cell]
+    assert broken.cells[("inv.hidden_card_under_turn_up", "bout_beaten_off")].status == "proved"

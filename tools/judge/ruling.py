@@ -259,6 +259,10 @@ def _outcome(before: dict, after: dict, act: Action | None = None) -> tuple[dict
         out["text"] = f"{first}; seat {after['attacker']} attacks seat {after['defender']} next"
     out["went_out"] = sorted(set(after["out"]) - set(before["out"]))
     out["drew"] = bool(before["talon"])
+    if after["trump"] != before["trump"]:  # a hidden card turned up (deck.changeable_trump)
+        out["trump"], out["trump_suit"] = after["trump"], after["trump_suit"]
+        out["text"] += (f"; the hidden {after['trump']} is turned up, so "
+                        f"{after['trump_suit'] or 'no suit'} is trump from now on")
     return out, [event]
 
 
@@ -271,6 +275,8 @@ def _decisions(before: dict, outcome: dict) -> list[str]:
         names.append("pickup_count")
     if outcome["drew"]:
         names += ["drawer", "draw_key"]
+    if outcome.get("trump"):
+        names.append("trump_suit")
     if outcome["went_out"] or outcome["finished"]:
         names.append("out")
     if outcome["finished"]:

@@ -86,7 +86,7 @@ def _meanings(m: Machine, s: SymState, mid: SymState, actions: dict, throw: SymA
 
 
 # Definitions the deal reads (reference_impl/game.py Setup.deal and the setup's validation).
-DEAL_DEFINITIONS = ("dealt_cards", "turn_up_on_top")
+DEAL_DEFINITIONS = ("dealt_cards", "turn_up_on_top", "turn_up_hidden")
 
 
 class _Side:

@@ -176,15 +176,18 @@ class Machine:
         self.side.append(zbool(self.card_ok(card)))
         return card
 
-    def trump_decided(self, s: SymState):
-        """The state's trump suit is the one rule deck.trump decides (`decides: trump_suit`) from
-        the options and a turn-up that turn_up_allowed admits."""
+    def trump_decided(self, s: SymState, trump=None):
+        """The state's trump suit (or the trump number `trump`) is the one rule deck.trump decides
+        (`decides: trump_suit`) from the options and a turn-up that turn_up_allowed admits."""
+        if trump is not None:  # decided from a card of its own, not the state's turn-up
+            s = SymState(self, s.f)
         decided = self.clause(s, self.ruleset.decisions["trump_suit"].clause.tree)
         if isinstance(decided, str):  # a suit letter of the clause
             decided = self.suits.index(decided)
         turn_up = s.value("turn_up")
         allowed = Translator(s, {"c": V(turn_up, CARD)}).term("turn_up_allowed(c)").value
-        return conj([allowed, _equal(self.trump_value(s.f["trump"]), decided, self.suits)])
+        trump = s.f["trump"] if trump is None else trump
+        return conj([allowed, _equal(self.trump_value(trump), decided, self.suits)])
 
     def is_joker(self, card: Card):
         return False if self.joker_rank is None else simp(zint(card.suit) >= len(self.plain_suits))
@@ -356,7 +359,8 @@ class Machine:
         ar, tr = f["attack_ranks"], f["table_ranks"]
         facts = [U >= 0, U <= A, zint(f["talon"]) >= 0, zint(f["discard"]) >= 0,
                  zint(f["dhs"]) >= 0, zint(f["bout"]) >= 1, zint(f["beaten"]) >= 0,
-                 zint(f["trump"]) >= -1, zint(f["trump"]) < len(self.plain_suits)]
+                 zint(f["trump"]) >= -1, zint(f["trump"]) < len(self.plain_suits),
+                 zint(f["hidden_trump"]) >= -1, zint(f["hidden_trump"]) < len(self.plain_suits)]
         facts += [z3.And(zint(p) >= 0, zint(p) <= A - U) for p in f["pairs"]]
         facts += [z3.And(zint(x) >= 0, zint(x) < n) for x in f["laid"]]
         if f["laid"]:
@@ -376,6 +380,9 @@ class Machine:
                   A <= self.nsuits * zint(nar), 2 * A - U <= self.nsuits * zint(ntr)]
         facts += [z3.Implies(zbool(a), zbool(t)) for a, t in zip(ar, tr)]
         facts.append(self.trump_decided(s))
+        facts.append(z3.Implies(zbool(f["hidden"]), zbool(self.trump_decided(s, f["hidden_trump"]))))
+        if not self.ruleset.turn_up_hidden:  # no card lies hidden (rule deck.changeable_trump)
+            facts.append(z3.Not(zbool(f["hidden"])))
         return conj(facts)
 
     def expressible(self, s: SymState):
@@ -389,7 +396,8 @@ class Machine:
                  zint(f["beaten"]) <= zint(f["bout"]) - 1, zint(f["added"]) == f["U"],
                  zint(f["last_adder"]) == f["attacker"], zint(f["deal"]) == 1,
                  z3.Not(zbool(f["after_loss"])), zint(f["prev_fool"]) == f["dealer"],
-                 zint(f["prev_winner"]) == f["dealer"]]
+                 zint(f["prev_winner"]) == f["dealer"],
+                 z3.Implies(zbool(f["hidden"]), zint(f["talon"]) >= 2)]
         facts += [z3.Implies(zint(f["A"]) > k, zint(x) == f["attacker"]) for k, x in enumerate(f["laid"])]
         for i in range(n):
             facts += [zint(f["drew"][i]) == 0, zint(f["after_draw"][i]) == f["hand"][i],
@@ -415,6 +423,8 @@ class Machine:
                       z3.Not(zbool(f["out"][i])), zint(f["drew"][i]) == 0,
                       zint(f["after_draw"][i]) == size, z3.Not(zbool(f["short"][i]))]
         facts += [zint(p) == 0 for p in f["pairs"]]
+        # a hidden card lies under the turn-up where there are two talon cards (Setup.deal)
+        facts.append(z3.Implies(zbool(f["hidden"]), zint(f["talon"]) >= 2))
         blank = s.replace(attacker=0, defender=0)
         attacker = self.decide(blank, "first_attacker")
         defender = self.decide(blank.replace(attacker=attacker), "first_defender")
@@ -499,6 +509,12 @@ def exchange_with_talon(m, s, a):
     count stay; the actor's exchanges go up by one."""
     ex = s.f["exchanges"]
     return s.replace(exchanges=setat(ex, a.seat, pick(ex, a.seat) + 1))
+
+
+def reveal_hidden_card(m, s, a):
+    """The hidden card is turned up: no card lies hidden any more, and the trump is the one
+    decided from that card (the state's `hidden_trump`); no card moves."""
+    return s.replace(hidden=False, trump=s.hidden_trump, hidden_trump=-1)
 
 
 def transferer_attacks(m, s, a):
@@ -598,7 +614,8 @@ PRIMITIVES = {
     "mark_passed": mark_passed, "mark_all_passed": mark_all_passed, "start_taking": start_taking,
     "move_defence_on": move_defence_on, "remember_shown": remember_shown,
     "swap_with_turn_up": swap_with_turn_up, "exchange_with_talon": exchange_with_talon,
-    "transferer_attacks": transferer_attacks, "discard_table": discard_table,
+    "reveal_hidden_card": reveal_hidden_card, "transferer_attacks": transferer_attacks,
+    "discard_table": discard_table,
     "defender_picks_up": defender_picks_up, "replenish": replenish, "mark_out": mark_out,
     "check_end": check_end, "next_roles": next_roles,
 }

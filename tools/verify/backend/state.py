@@ -34,8 +34,10 @@ from durak_spec.tools.verify.backend.values import (
 
 SCALAR_INTS = ("talon", "A", "U", "discard", "attacker", "defender", "opener", "dealer",
                "last_attacker", "last_defender", "bout", "beaten", "dhs", "trump", "transferer",
-               "fool", "added", "last_adder", "deal", "prev_fool", "prev_winner")
-SCALAR_BOOLS = ("taking", "finished", "fool_none", "after_loss")
+               "fool", "added", "last_adder", "deal", "prev_fool", "prev_winner", "hidden_trump")
+# `hidden`: a card lies face down under the turn-up (changeable trump); `hidden_trump` is the
+# trump number rule deck.trump decides from that card once it is turned up.
+SCALAR_BOOLS = ("taking", "finished", "fool_none", "after_loss", "hidden")
 SEAT_INTS = ("hand", "drew", "after_draw", "exchanges")
 SEAT_BOOLS = ("passed", "out", "short")
 RANK_BOOLS = ("table_ranks", "attack_ranks")
@@ -304,10 +306,12 @@ class SymState:
         return Opt(v, simp(zint(self.hand_of(seat)) == 0))
 
     def _turn_up_rank(self):
-        """Which card is turned up is not held: a fresh rank, None once the talon is empty."""
+        """Which card is turned up is not held: a fresh rank, None once the talon is empty or,
+        with a hidden card under it, holds that card alone."""
         v = z3.Int(f"havoc.turn_up_rank#{next(_ids)}")
         self.machine.side.append(z3.And(v >= 0, v < self.machine.nranks))
-        return Opt(v, simp(zint(self.f["talon"]) == 0))
+        talon = zint(self.f["talon"])
+        return Opt(v, simp(z3.Or(talon == 0, z3.And(zbool(self.f["hidden"]), talon < 2))))
 
     def havoc(self, key, make):
         """The value of something the abstraction does not hold (an aggregate over the cards of a
@@ -328,6 +332,7 @@ _VALUES = {
     "turn_up": lambda s, f: s.havoc("turn_up", s.machine.fresh_turn_up),
     "talon_count": lambda s, f: f["talon"],
     "turn_up_rank": lambda s, f: s.havoc(("turn_up_rank",), s._turn_up_rank),
+    "hidden_card": lambda s, f: f["hidden"],
     "discard_count": lambda s, f: f["discard"],
     "deck_size": lambda s, f: s.machine.deck_size,
     "bout_number": lambda s, f: f["bout"],
@@ -391,6 +396,7 @@ def concrete(machine, s) -> SymState:
         "added": s.added_since_answer, "last_adder": s.last_adder,
         "deal": s.deal_number, "prev_fool": s.previous_fool, "prev_winner": s.previous_winner,
         "after_loss": s.after_a_loss,
+        "hidden": s.hidden_card is not None, "hidden_trump": _hidden_trump(machine, s),
         "taking": s.taking, "finished": s.finished,
         "hand": [len(h) for h in s.hands], "drew": list(s.drew), "after_draw": list(s.after_draw),
         "exchanges": list(s.exchanges),
@@ -402,3 +408,12 @@ def concrete(machine, s) -> SymState:
     }
     turn_up = Card(s.trump_card.rank, machine.suits.index(s.trump_card.suit))
     return SymState(machine, f, _can_throw=list(s.can_throw), _havoc={"turn_up": turn_up})
+
+
+def _hidden_trump(machine, s) -> int:
+    """The trump number rule deck.trump decides from the hidden card of `s` (-1 without one)."""
+    if s.hidden_card is None:
+        return -1
+    shown = s.clone()
+    shown.trump_card = s.hidden_card
+    return machine.suit_index(machine.ruleset.decide_fns["trump_suit"](shown, None))
