@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,3 +55,31 @@ class SpecCopy:
 @pytest.fixture
 def spec_copy(tmp_path):
     return SpecCopy(tmp_path / "spec")
+
+
+@pytest.fixture(scope="session")
+def full_verify(tmp_path_factory) -> dict:
+    """One `durak verify` over every preset and player count, shared by the whole test session.
+
+    Under pytest-xdist each worker is its own session, so the run happens once per test run:
+    the first worker to ask takes a lock in the folder the workers share, runs it and leaves the
+    result there; the others wait for the lock and read it (the docs build shows the same
+    report, so CI proves everything once, not twice). Returns {"exit_code", "output",
+    "report": path of the JSON report, "cases": the folder counterexample cases went to}."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = shared / "full-verify"
+    folder.mkdir(exist_ok=True)
+    done = folder / "result.json"
+    with open(shared / "full-verify.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():
+            run = subprocess.run(
+                [sys.executable, "-m", "durak_spec.tools.cli", "verify", "-q", "--jobs", "2",
+                 "--out", str(folder / "cases"), "--report", str(folder / "report.json")],
+                capture_output=True, text=True, timeout=1800, check=False)
+            done.write_text(json.dumps({"exit_code": run.returncode,
+                                        "output": run.stdout + run.stderr,
+                                        "report": str(folder / "report.json"),
+                                        "cases": str(folder / "cases")}))
+    return json.loads(done.read_text())

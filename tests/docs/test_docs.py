@@ -31,21 +31,27 @@ sys.path.insert(0, str(DOCS / "_ext"))
 from durak_docs.clause import pretty  # noqa: E402
 
 
-def build(tmp: Path, spec_dir: Path | None = None) -> subprocess.CompletedProcess:
+def build(tmp: Path, spec_dir: Path | None = None, verify_report: str | None = None
+          ) -> subprocess.CompletedProcess:
+    """The site; its verification statuses from `verify_report` (a `durak verify --report`
+    file), none for a spec copy, else proved in the build itself."""
     src = tmp / "docs"
     shutil.copytree(DOCS, src, ignore=shutil.ignore_patterns("_build", "_generated", "__pycache__"))
     cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", str(src),
            str(tmp / "html"), "-D", f"durak_root={ROOT}"]
     if spec_dir is not None:
         cmd += ["-D", f"durak_spec_dir={spec_dir}", "-D", "durak_verify=0"]
+    elif verify_report is not None:
+        cmd += ["-D", f"durak_verify={verify_report}"]
     # Generous: a build takes a minute or two alone, far longer on a machine busy with others.
     return subprocess.run(cmd, capture_output=True, text=True, timeout=1200, check=False)
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
+def site(tmp_path_factory, full_verify) -> Path:
+    """The shipped docs, showing the test run's one full `durak verify` (tests/conftest.py)."""
     tmp = tmp_path_factory.mktemp("site")
-    done = build(tmp)
+    done = build(tmp, verify_report=full_verify["report"])
     assert done.returncode == 0, f"sphinx-build -W failed:\n{done.stderr[-4000:]}"
     return tmp / "html"
 

@@ -12,6 +12,7 @@ import json
 import random
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 import z3
@@ -32,6 +33,7 @@ from durak_spec.tools.verify.boundary import generate, generate_fresh
 from durak_spec.tools.verify.equiv import compare
 from durak_spec.tools.verify.invariants import Induction, properties
 from durak_spec.tools.verify.presets import dead_options, deals
+from durak_spec.tools.verify.report import SCHEMA, invariant_status
 from durak_spec.tools.verify.run import verify_preset
 
 # The invariant a plain card on a trump breaks. spec/invariants.yaml has none about beating yet,
@@ -348,12 +350,50 @@ def test_the_literal_reading_differs_and_the_interpreter_agrees(spec):
 
 # -- the command line -------------------------------------------------------------------------
 
-def test_verify_over_every_preset_and_player_count_proves_everything(tmp_path):
-    """What CI promises: the full `durak verify` over all presets has no counterexample."""
-    result = run("verify", "--jobs", "2", "--out", str(tmp_path))
-    assert result.exit_code == 0, result.output
-    assert "counterexample" not in result.output.split("Equivalences")[0]
-    assert "0 problem(s)" in result.output and "run time" in result.output
+def test_verify_over_every_preset_and_player_count_proves_everything(full_verify, spec):
+    """What CI promises: the full `durak verify` over all presets has no counterexample, and its
+    --report says so per preset, invariant and step, as its schema describes."""
+    output = full_verify["output"]
+    assert full_verify["exit_code"] == 0, output[-6000:]
+    assert "counterexample" not in output.split("Equivalences")[0]
+    assert "0 problem(s)" in output and "run time" in output
+    report = json.loads(Path(full_verify["report"]).read_text())
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(report)
+    assert report["problems"] == 0
+    assert [p["preset"] for p in report["presets"]] == list(spec.presets)
+    status = invariant_status(report)
+    deal_ids = [inv["id"] for inv in spec.invariants if inv["scope"] != "deal_end"]
+    assert set(status) >= set(deal_ids)
+    assert all(status[i][p][0] == "proved" for i in deal_ids for p in spec.presets)
+    assert not list(Path(full_verify["cases"]).rglob("*.yaml"))  # no counterexample written
+
+
+def test_the_verify_report_names_a_broken_rules_counterexample_and_the_docs_status_shows_it(
+        spec_copy, tmp_path):
+    """The report of a spec copy whose attack cap is gone: the command exits 1, the report counts
+    the problem and inv.attack_cap's status per preset is a counterexample (what the docs show)."""
+    file, old, new, invariant = BROKEN["attack cap removed"]
+    spec_copy.edit(f"{file}", old, new)
+    out = tmp_path / "r.json"
+    result = run("--spec", spec_copy.root, "verify", "--variant", "podkidnoy", "--players", "2",
+                 "--out", tmp_path / "cases", "--report", out)
+    assert result.exit_code == 1, result.output
+    report = json.loads(out.read_text())
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(report)
+    assert report["problems"] >= 1
+    assert invariant_status(report)[invariant]["podkidnoy"][0] == "counterexample"
+
+
+def test_a_twin_preset_shows_its_twins_status_and_the_worst_step_wins():
+    cell = {"players": [2]}
+    report = {"presets": [
+        {"preset": "a", "twin": None, "invariants": [{"id": "inv.x", "steps": {
+            "attack": {**cell, "status": "proved"}, "cover": {**cell, "status": "bounded", "depth": 4},
+            "transfer": {**cell, "status": "never"}}}]},
+        {"preset": "b", "twin": "a", "invariants": []}]}
+    status = invariant_status(report)
+    assert status["inv.x"]["a"] == ("bounded", "depth 4")
+    assert status["inv.x"]["b"] == ("bounded", "depth 4")
 
 
 def test_verify_prints_its_run_time_and_exits_0_when_everything_is_proved(tmp_path):

@@ -33,6 +33,7 @@ from durak_spec.tools.verify.equiv import render_equivalences
 from durak_spec.tools.verify.invariants import LEMMAS, STEPS
 from durak_spec.tools.verify.match import render_matches
 from durak_spec.tools.verify.presets import render_presets
+from durak_spec.tools.verify.report import verify_report, write_report
 from durak_spec.tools.verify.run import verify_preset
 
 SYMBOL = {"proved": "✓", "never": "·", "bounded": "≤{depth}", "counterexample": "✗"}
@@ -62,7 +63,7 @@ def _counts(spec, preset, overrides, players, presets):
     return [n for n in counts if spec.deal_twin(preset, n) not in presets] or counts
 
 
-def _run_all(spec, presets, overrides, players, depth, jobs, equivalences, progress=None):
+def run_all(spec, presets, overrides, players, depth, jobs, equivalences, progress=None):
     twins = {p: spec.deal_twin(p) for p in presets}
     args = [(str(spec.root), p, overrides, _counts(spec, p, overrides, players, presets), depth,
              equivalences, LEMMAS, twins[p] if twins[p] in presets else None,
@@ -142,10 +143,14 @@ def render(console, report, only: str | None):
               help="Also generate the boundary cases of every legality clause.")
 @click.option("--jobs", type=click.IntRange(1, 16), default=min(2, os.cpu_count() or 1),
               show_default=True, help="Presets checked in parallel.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, writable=True),
+              default=None, metavar="FILE",
+              help="Write the results as JSON (conformance/schemas/verify-report.schema.json); "
+                   "the docs read it with sphinx-build -D durak_verify=FILE.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or status lines.")
 @click.pass_context
 def verify_command(ctx, variants, options, only, players, depth, cases_dir, write_boundary, jobs,
-                   quiet):
+                   report_path, quiet):
     """Prove the spec's invariants with z3 per preset, or print counterexamples."""
     started = time.perf_counter()
     spec = _load(ctx)
@@ -170,7 +175,7 @@ def verify_command(ctx, variants, options, only, players, depth, cases_dir, writ
     try:
         with ProgressReport("verify", len(presets), "presets", quiet=quiet,
                             failures="problems") as progress:
-            reports = _run_all(spec, presets, overrides, players, depth, jobs, only is None,
+            reports = run_all(spec, presets, overrides, players, depth, jobs, only is None,
                                progress)
     except (Untranslatable, DurakError) as exc:
         raise UserError(f"durak verify: {exc}") from None
@@ -215,6 +220,11 @@ def verify_command(ctx, variants, options, only, players, depth, cases_dir, writ
             console.print(f"  skipped: {note}", highlight=False)
 
     seconds = time.perf_counter() - started
+    if report_path is not None:
+        try:
+            write_report(report_path, verify_report(reports, failures, seconds, overrides))
+        except OSError as exc:
+            raise UserError(f"--report {report_path}: can't write it: {exc.strerror}") from None
     counts = sorted({n for r in reports for n in r.players})
     console.print(f"durak verify: {len(presets)} preset(s), players {', '.join(map(str, counts))}: "
                   f"{failures} problem(s); run time {seconds:.1f} s", highlight=False)

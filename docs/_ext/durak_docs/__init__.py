@@ -33,27 +33,27 @@ def _paths(app) -> tuple[Path, Path]:
     return Path(spec).resolve(), Path(root).resolve()
 
 
-def verification(data) -> dict:
-    """`durak verify`'s result per invariant and preset (z3 induction over every action and bout
-    end, 2 to 6 players): {invariant id: {preset: (status, note)}}."""
-    from concurrent.futures import ProcessPoolExecutor
+def verification(data, setting: str) -> dict:
+    """`durak verify`'s result per invariant and preset: {invariant id: {preset: (status, note)}}.
 
-    from durak_spec.tools.verify.run import verify_preset
-    presets = list(data.spec.presets)
-    args = [(str(data.spec.root), p, {}, [2, 3, 4, 5, 6], 3, False) for p in presets]
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        reports = list(pool.map(verify_preset, *zip(*args)))
-    out: dict = {}
-    for report in reports:
-        for (prop, _step), cell in report.cells.items():
-            if cell.status == "never":
-                continue
-            worst = out.setdefault(prop, {}).get(report.preset, ("proved", ""))
-            rank = {"proved": 0, "bounded": 1, "counterexample": 2}
-            if rank.get(cell.status, 0) >= rank.get(worst[0], 0):
-                note = f"depth {cell.depth}" if cell.status == "bounded" else cell.note
-                out[prop][report.preset] = (cell.status, note)
-    return out
+    `setting` is the config value durak_verify: a path to a `durak verify --report` file (CI
+    proves once and the docs show that run), or anything else true to run the verification
+    here, every preset at every player count."""
+    import json
+
+    from durak_spec.tools.verify.report import invariant_status, verify_report
+
+    path = Path(setting)
+    if setting not in ("1", "true", "yes") and (path.suffix == ".json" or path.exists()):
+        try:
+            return invariant_status(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            logger.error("durak_docs: durak_verify=%s: can't read it as a durak verify report: "
+                         "%s", setting, exc)
+            raise SystemExit(2) from None
+    from durak_spec.tools.verify.command import run_all
+    reports = run_all(data.spec, list(data.spec.presets), {}, (), 3, 2, False)
+    return invariant_status(verify_report(reports, 0, 0.0, {}))
 
 
 def generate(app) -> None:
@@ -65,8 +65,9 @@ def generate(app) -> None:
         # A broken spec is the author's mistake, not Sphinx's: one line, no crash report.
         logger.error("durak_docs: can't load the spec: %s", exc)
         raise SystemExit(2) from None
-    if str(app.config.durak_verify).lower() not in ("0", "false", "no", ""):
-        data.verification = verification(data)
+    setting = str(app.config.durak_verify)
+    if setting.lower() not in ("0", "false", "no", ""):
+        data.verification = verification(data, setting)
     state.set_data(data)
     gendir = Path(app.srcdir) / GENERATED
     pages = build_pages(data, gendir)
