@@ -47,6 +47,7 @@ CHECKPOINT = 32    # the reference is copied every this many planned steps, to g
 PROBE = 0.12       # share of steps that probe an illegal action
 PROBE_TRIES = 6    # illegal candidates drawn per probe; the one whose rule is least covered wins
 CARD_BIAS = 0.8    # share of choices among card plays when there are any (bouts grow to limits)
+NAMED = 0.25       # share of probed cards played as another suit, where the variant has a Weli
 AVOID = 0.9        # chance of steering away from an action that would repeat a known divergence
 MAX_CUTS = 64      # times a game may go back to the reference before it is given up
 SAMPLE = 8         # occurrences of each kind and shape attributed in full before sampling
@@ -271,6 +272,9 @@ class Lockstep:
             if kind in CARD_KINDS:
                 hand = s.hands[seat]
                 card = rng.choice(hand) if hand and rng.random() < 0.9 else rng.choice(self.deck)
+                if g.ruleset.named_forms and not card.is_joker and rng.random() < NAMED:
+                    deck = g.ruleset.deck  # a named suit (the Weli's play, or play.named_suit's fault)
+                    card = deck.as_suit(card, rng.choice([x for x in deck.suits if x != card.suit]))
                 if kind == "cover":
                     if not targets:
                         continue

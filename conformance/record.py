@@ -151,14 +151,17 @@ def golden_case(spec: Spec, variant: str, players: int, seed: int) -> dict:
 
 
 def _candidates(game: Game, kinds):
-    """Actions of `kinds` worth trying in this position: each seat's own cards, one foreign card,
-    and every cover target on the table."""
+    """Actions of `kinds` worth trying in this position: each seat's own cards, each also played
+    as another suit (the Weli's named suit, cards.Deck.as_suit), one foreign card, and every cover
+    target on the table."""
     s = game.state
-    deck = game.ruleset.deck.cards
+    deck = game.ruleset.deck
     for seat in range(s.n):
         hand = list(s.hands[seat])
-        foreign = next((c for c in deck if c not in hand), None)
-        cards = hand + ([foreign] if foreign is not None else [])
+        foreign = next((c for c in deck.cards if c not in hand), None)
+        named = [deck.as_suit(c, next(x for x in deck.suits if x != c.suit))
+                 for c in hand if not c.is_joker]
+        cards = hand + named + ([foreign] if foreign is not None else [])
         for kind in kinds:
             if kind not in CARD_KINDS:
                 yield Action(kind, seat)

@@ -165,7 +165,10 @@ class Setup:
         zones += [(f"table[{i}]", [c for c in pair if c is not None]) for i, pair in enumerate(self.table)]
         for where, cards in zones:
             for c in cards:
-                places = seen.setdefault(c, [])
+                if c.real is not c and not where.startswith("table"):
+                    raise SetupError(f"card {c} is played as another suit, which a card is only "
+                                     "on the table", where)
+                places = seen.setdefault(c.real, [])
                 if len(places) == deck.copies:
                     times = "twice" if deck.copies == 1 else f"{deck.copies + 1} times"
                     raise SetupError(f"card {c} appears {times} (also in {', '.join(places)}); "
@@ -262,6 +265,13 @@ def _validate_for(ruleset: Ruleset, setup: Setup) -> None:
     """Validate a setup for a ruleset: the deck, the player count and the turn-up (rule
     deck.trump: the turn_up_allowed definition)."""
     setup.validate(ruleset.deck, ruleset.player_limits, ruleset.turn_up_place)
+    forms = {f for fs in ruleset.named_forms.values() for f in fs}
+    for i, pair in enumerate(setup.table):
+        for c in pair:
+            if c is not None and c.real is not c and c not in forms:
+                raise SetupError(f"{c} is played as a suit its player names, which only the Weli "
+                                 "may be under this variant (rule play.named_suit, option weli)",
+                                 f"table[{i}]")
     probe = State.__new__(State)
     probe.n, probe.deck_size = setup.players, len(ruleset.deck)
     if not ruleset.turn_up_allowed_fn(probe, setup.trump):
@@ -337,7 +347,7 @@ class Game:
         for cards in [s.talon] + s.hands + s.table:
             for c in cards:
                 if c is not None:
-                    left.remove(c)
+                    left.remove(c.real)
         s.discard = left
         s.deck_size = len(self.ruleset.deck)
         s.unbeaten = sum(1 for _, d in s.table if d is None)

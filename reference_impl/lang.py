@@ -27,7 +27,10 @@ ORDERED = {INT: INT, SEAT: SEAT, RANK: RANK}
 # Types whose values a clause writes as string literals ('A', 'S', 'red', 'attack'); a literal
 # meets such a value only where its type is known, and must be one of the type's values.
 LITERAL_TYPES = {RANK, SUIT, COLOUR, KIND}
+# A card's `suit` is the suit it is played as; `own_suit` the suit printed on it (they differ only
+# for a card played as a suit its player names, the Weli: cards.Deck.as_suit).
 CARD_ATTRS = {"rank": (RANK, "{0}.rank"), "suit": (SUIT, "{0}.suit"),
+              "own_suit": (SUIT, "{0}.real.suit"),
               "colour": (COLOUR, "{0}.colour"), "is_joker": (BOOL, "{0}.is_joker")}
 PAIR_ATTRS = {"attack": (CARD, "{0}[0]"), "cover": (CARD, "{0}[1]")}
 AGGREGATES = {"all": BOOL, "any": BOOL, "sum": INT, "min": None, "max": None, "argmin": SEAT,

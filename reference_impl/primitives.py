@@ -1,6 +1,9 @@
 """State-changing primitives that spec/flow.yaml sequences. Each is generic: it moves cards or
 sets roles, and asks the ruleset's decisions (rules with `decides:` in spec/rules/) whenever a
 choice depends on the rules.
+
+A card played as a suit its player names (the Weli, cards.Deck.as_suit) lies on the table as
+played, and leaves the hand and comes back to a hand or the discard as the card it is (`real`).
 """
 
 from __future__ import annotations
@@ -42,8 +45,10 @@ def cover_card(g, s, a):
 
 
 def _remove(hand, card):
-    """Remove `card` from `hand`. Cards are singletons, so this looks for the card itself:
-    list.remove would compare cards with ==, which Card's ordering methods make slow."""
+    """Remove `card` (the physical card, for one played as a named suit) from `hand`. Cards are
+    singletons, so this looks for the card itself: list.remove would compare cards with ==,
+    which Card's ordering methods make slow."""
+    card = card.real
     for i, held in enumerate(hand):
         if held is card:
             del hand[i]
@@ -135,8 +140,8 @@ def defender_picks_up(g, s, a):
         pairs, s.table = table, []
         for i, (attack, cover) in enumerate(pairs):
             if cover is not None:
-                hand.append(cover)
-            (hand if i < room else s.hands[s.laid_by[i]]).append(attack)
+                hand.append(cover.real)
+            (hand if i < room else s.hands[s.laid_by[i]]).append(attack.real)
         _move_table(s, hand)
         s.last_table = pairs
     else:
@@ -147,9 +152,9 @@ def defender_picks_up(g, s, a):
 def _move_table(s, dest):
     """Every card on the table, pair by pair, attack card first, onto `dest`; clear the table."""
     for attack, cover in s.table:
-        dest.append(attack)
+        dest.append(attack.real)
         if cover is not None:
-            dest.append(cover)
+            dest.append(cover.real)
     s.last_table = s.table  # the last bout's pairs, kept for scoring (epaulettes)
     s.table = []
     s.laid_by = []

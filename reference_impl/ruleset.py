@@ -102,10 +102,25 @@ class Ruleset:
             raise SpecError("definition turn_up_hidden may read only options (opt.NAME)",
                             "definitions.yaml", "definitions.turn_up_hidden")
         self.turn_up_hidden = bool(hidden.value)  # a card lies face down under the turn-up
+        self.named_forms = self._named_forms()
         # decision -> its compiled fn(state, seat), shared by every game of this ruleset
         self.decide_fns = {name: cr.clause.fn for name, cr in self.decisions.items()}
         self.match_fns = {name: cr.clause.fn for name, cr in self.match_decisions.items()}
         self.legal_fn, self.passes_fn = self._fuse()  # also sets settle_fn and draw_order_fn
+
+    def _named_forms(self) -> dict:
+        """The Weli's forms: each card the definition is_weli picks (it may read only options), as
+        every other suit of the deck (Deck.as_suit), by the card. The legal-action generator offers
+        them beside the card; the legality rules (play.named_suit) decide which are legal."""
+        if "is_weli" not in self.spec.definitions:
+            return {}
+        weli = self._compile_text("is_weli(c)", "definitions.yaml", "is_weli", BOOL,
+                                  {"c": Name(CARD, "c")}, ("c",))
+        if weli.const and not weli.value:
+            return {}
+        deck = self.deck
+        return {c: tuple(deck.as_suit(c, x) for x in deck.suits if x != c.suit)
+                for c in deck.cards if weli.fn(None, c)}
 
     def seating(self, n: int) -> tuple[tuple[int, ...], bool]:
         """Each seat's team at `n` players and whether that is team play (spec/teams.yaml); where
@@ -335,7 +350,8 @@ class Ruleset:
     def _block(self, kind: str, out: str) -> tuple[list[str], set[str]]:
         rules = tuple((cr.rule.id, cr.rule.clause, self._read_key(cr.rule.clause))
                       for cr in self.legality[kind])
-        return self._memo(("block", kind, out, rules), lambda: self._block_lines(kind, out))
+        return self._memo(("block", kind, out, rules, bool(self.named_forms)),
+                          lambda: self._block_lines(kind, out))
 
     def _block_lines(self, kind: str, out: str) -> tuple[list[str], set[str]]:
         """Generated lines appending every legal `kind` action to `out`, with conditions hoisted
@@ -380,8 +396,9 @@ class Ruleset:
                       f"        if {cond(1, [f'seat == {e}' for e in seat_exprs[1:]])}:"]
         else:
             lines += ["        for seat in range(s.n):", f"            if not ({cond(1)}): continue"]
-        if kind in vocab.CARD_KINDS:
-            lines += [f"            row = {table}[seat]", "            for card in s.hands[seat]:"]
+        if kind in vocab.CARD_KINDS:  # each card of the hand, and the Weli in every suit
+            hand = "_with_forms(s.hands[seat])" if self.named_forms else "s.hands[seat]"
+            lines += [f"            row = {table}[seat]", f"            for card in {hand}:"]
             if levels[2]:
                 lines.append(f"                if not ({cond(2)}): continue")
             if kind in vocab.TARGET_KINDS:
@@ -440,10 +457,12 @@ class Ruleset:
         lines += ["        out = []"] + _indented([ln for lines, _ in others for ln in lines], 4)
         lines += ["        out += throws", "        if not out:", "            _deadlock()",
                   "        return out", "    _unsettled()"]
+        forms = [f for fs in self.named_forms.values() for f in fs]
         for kind, table in action_table(self.deck, self.player_limits[1], vocab.ACTION_KINDS,
-                                        vocab.CARD_KINDS,
-                                        vocab.TARGET_KINDS | vocab.SECOND_KINDS).items():
+                                        vocab.CARD_KINDS, vocab.TARGET_KINDS | vocab.SECOND_KINDS,
+                                        forms).items():
             ns[f"_T_{kind}"] = table
+        ns["_with_forms"] = partial(_with_forms, self.named_forms)
         ns.update(_MAX_SETTLE=MAX_SETTLE, _deadlock=partial(_deadlock, self.name),
                   _unsettled=partial(_unsettled, self.name))
         self.source = "\n".join(lines)
@@ -521,6 +540,15 @@ class Ruleset:
 
     def describe_options(self) -> list[tuple[str, object, str]]:
         return [(n, self.options[n], self.option_origins[n]) for n in self.spec.options]
+
+
+def _with_forms(forms: dict, hand: list) -> list:
+    """The cards of `hand`, each followed by its forms as named suits (the Weli's)."""
+    out = []
+    for card in hand:
+        out.append(card)
+        out.extend(forms.get(card, ()))
+    return out
 
 
 def _prelude(names) -> list[str]:

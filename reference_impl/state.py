@@ -39,22 +39,30 @@ def action_text(a: Action) -> str:
 _TABLES: "weakref.WeakKeyDictionary[Deck, dict]" = weakref.WeakKeyDictionary()
 
 
-def action_table(deck: Deck, seats: int, kinds, card_kinds, target_kinds=("cover",)) -> dict[str, list]:
+def action_table(deck: Deck, seats: int, kinds, card_kinds, target_kinds=("cover",),
+                 forms=()) -> dict[str, list]:
     """Every action over `deck` for `seats` seats, built once per deck and shared, so legal-action
     generation looks actions up instead of building them: table[kind][seat] for kinds without a
-    card, table[kind][seat][card.index] with one, table["cover"][seat][card.index][target.index]."""
-    key = (seats, tuple(kinds), tuple(sorted(target_kinds)))
+    card, table[kind][seat][card.index] with one, table["cover"][seat][card.index][target.index].
+    `forms` are cards played as a named suit (Deck.as_suit) to hold too, at their own index."""
+    key = (seats, tuple(kinds), tuple(sorted(target_kinds)), tuple(c.index for c in forms))
     cached = _TABLES.setdefault(deck, {})
     if key not in cached:
-        cards = deck.cards
+        cards = list(deck.cards) + list(forms)
+        slots = [None] * (max(c.index for c in cards) + 1)
+        for c in cards:
+            slots[c.index] = c
         make = tuple.__new__
+
+        def row(fn):
+            return [None if c is None else fn(c) for c in slots]
         table = {}
         for kind in kinds:
             if kind in target_kinds:
-                table[kind] = [[[make(Action, (kind, seat, c, t)) for t in cards] for c in cards]
+                table[kind] = [row(lambda c: row(lambda t: make(Action, (kind, seat, c, t))))
                                for seat in range(seats)]
             elif kind in card_kinds:
-                table[kind] = [[make(Action, (kind, seat, c, None)) for c in cards]
+                table[kind] = [row(lambda c: make(Action, (kind, seat, c, None)))
                                for seat in range(seats)]
             else:
                 table[kind] = [make(Action, (kind, seat, None, None)) for seat in range(seats)]

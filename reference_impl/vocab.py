@@ -152,7 +152,9 @@ ACTION = {
     "seat": Name(SEAT, "seat", doc="the player making the action"),
     "card": Name(CARD, "card", doc="the card played"),
     "target": Name(CARD, "target", doc="the attack card being covered"),
-    "card_in_hand": Name(BOOL, "(card in s.hands[seat])", doc="the card is in the actor's hand"),
+    "card_in_hand": Name(BOOL, "(card is not None and card.real in s.hands[seat])",
+                         doc="the card is in the actor's hand (a card played as a suit its player "
+                             "names: the card itself)"),
     "target_unbeaten": Name(BOOL, "s.is_unbeaten(target)",
                             doc="the target is an unbeaten attack card on the table"),
     "unbeaten_share_rank": Name(BOOL, "s.unbeaten_share_rank(card)",

@@ -126,13 +126,13 @@ def test_a_seat_beyond_the_players_is_rejected(deck):
 
 def test_a_card_played_as_another_suit_has_one_text_and_json_form_and_no_variant_plays_it(durak):
     """The Weli's notation (conformance/PROTOCOL.md, D38): '6D=H' reads as the six of diamonds
-    played as a heart, prints back the same in text and JSON, and is refused as no card of a hand."""
+    played as a heart, prints back the same in text and JSON, and is refused where no Weli is played."""
     game = durak.game([["6D", "7S"], ["8S", "9S"]], ["AH"], trump="AH", attacker=0)
     deck = game.ruleset.deck
     a = parse_action("0 attack 6d=h", deck, 2)
     assert (a.card.text, a.card.suit, a.card.real) == ("6D=H", "H", deck.card("6D"))
     assert str(a) == "0 attack 6D=H" and action_json(a)["card"] == "6D=H"
     assert parse_action(action_json(a), deck, 2) == a and deck.card("6D=D") is deck.card("6D")
-    assert game.explain(a)[0] == "play.own_card"
+    assert game.explain(a)[0] == "play.named_suit"
     with pytest.raises(NotationError):
         deck.card("6D=X")

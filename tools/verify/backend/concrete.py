@@ -82,7 +82,8 @@ class Cards:
                     z3.Sum([z3.If(z[c.index] == zone, self.suit[c], 0) for c in cards]))
 
     def is_card(self, card: Card, c) -> z3.BoolRef:
-        return z3.And(zint(card.rank) == c.rank, zint(card.suit) == self.suit[c])
+        """The (played) card is the deck's card `c`: its rank and its own suit."""
+        return z3.And(zint(card.rank) == c.rank, zint(card.own_suit) == self.suit[c])
 
     def constraints(self) -> list:
         m, z, cards, f = self.m, self.z, self.deck.cards, self.s0.f
@@ -118,7 +119,7 @@ class Cards:
             # query says so (a rejected action may play a card its actor does not hold)
             held = zbool(a.card_in_hand) if a.card_in_hand is not None else z3.BoolVal(True)
             out += [z3.Implies(self.is_card(a.card, c), (z[c.index] == a.seat) == held) for c in cards]
-            out += [z3.Or(zint(a.card.rank) != b.card.rank, zint(a.card.suit) != b.card.suit)
+            out += [z3.Or(zint(a.card.rank) != b.card.rank, zint(a.card.own_suit) != b.card.own_suit)
                     for b in played[:i]]
         # unbeaten attack cards: (rank, still unbeaten) for table slots and cards played here
         unbeaten = [(self.slot_card(self.attack_zone(k)), z3.BoolVal(True)) for k in range(self.C, self.A)]
@@ -156,6 +157,7 @@ class Cards:
                 term = z3.substitute(legal, (w.seat, z3.IntVal(y)), (w.card_in_hand, z3.BoolVal(True)),
                                      (w.card.rank, z3.IntVal(c.rank)),
                                      (w.card.suit, z3.IntVal(self.suit[c])),
+                                     (w.card.own, z3.IntVal(self.suit[c])),
                                      (w.unbeaten_share_rank, usr))
                 held = [z[c.index] == y] + [z3.Not(self.is_card(g, c)) for g in gone]
                 options.append(z3.And(held + [term]))

@@ -236,7 +236,7 @@ class Machine:
         facts = [a.seat >= 0, a.seat < self.n]
         if a.card is not None:
             member = _member(a.card.rank, s.attack_ranks)
-            facts += [self.card_ok(a.card),
+            facts += [self.card_ok(a.card), self.card_ok(Card(a.card.rank, a.card.own_suit)),
                       z3.Implies(a.card_in_hand, s.hand_of(a.seat) >= 1),
                       z3.Implies(a.unbeaten_share_rank, z3.Or(zint(s.U) == 0, member)),
                       z3.Implies(z3.Or(zint(s.U) == 0, z3.And(count(s.attack_ranks) == 1, member)),

@@ -103,7 +103,7 @@ class SymAction:
         seat = z3.Int(f"{p}.seat")
         if kind not in vocab.CARD_KINDS:
             return cls(kind, seat)
-        card = Card(z3.Int(f"{p}.card.rank"), z3.Int(f"{p}.card.suit"))
+        card = Card(z3.Int(f"{p}.card.rank"), z3.Int(f"{p}.card.suit"), z3.Int(f"{p}.card.own_suit"))
         two = kind in vocab.TARGET_KINDS or kind in vocab.SECOND_KINDS
         target = Card(z3.Int(f"{p}.target.rank"), z3.Int(f"{p}.target.suit")) if two else None
         second = kind in vocab.SECOND_KINDS

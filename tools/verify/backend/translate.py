@@ -175,6 +175,8 @@ class Translator:
             return V(card.rank, RANK)
         if attr == "suit":
             return V(card.suit, SUIT)
+        if attr == "own_suit":
+            return V(card.own_suit, SUIT)
         if attr == "is_joker":
             return V(m.is_joker(card), BOOL)
         if attr == "colour":

@@ -24,8 +24,16 @@ class V(NamedTuple):
 
 
 class Card(NamedTuple):
+    """A card's rank and the suit it is played as; `own` is the suit printed on it where it may
+    differ (an action's card, which may be the Weli played as a named suit), else None: the same."""
+
     rank: Any
     suit: Any
+    own: Any = None
+
+    @property
+    def own_suit(self):
+        return self.suit if self.own is None else self.own
 
 
 class Opt(NamedTuple):
@@ -114,7 +122,8 @@ def ite(c, a, b):
     if isinstance(c, bool):
         return a if c else b
     if isinstance(a, Card) or isinstance(b, Card):
-        return Card(ite(c, a.rank, b.rank), ite(c, a.suit, b.suit))
+        own = None if a.own is None and b.own is None else ite(c, a.own_suit, b.own_suit)
+        return Card(ite(c, a.rank, b.rank), ite(c, a.suit, b.suit), own)
     if isinstance(a, tuple) and not isinstance(a, Opt):
         return tuple(ite(c, x, y) for x, y in zip(a, b))
     if isinstance(a, Opt) or isinstance(b, Opt) or a is None or b is None:
