@@ -272,7 +272,7 @@ class Lockstep:
             if kind in CARD_KINDS:
                 hand = s.hands[seat]
                 card = rng.choice(hand) if hand and rng.random() < 0.9 else rng.choice(self.deck)
-                if g.ruleset.named_forms and not card.is_joker and rng.random() < NAMED:
+                if g.ruleset.played_forms and not card.is_joker and rng.random() < NAMED:
                     deck = g.ruleset.deck  # a named suit (the Weli's play, or play.named_suit's fault)
                     card = deck.as_suit(card, rng.choice([x for x in deck.suits if x != card.suit]))
                 if kind == "cover":

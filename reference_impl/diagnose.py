@@ -324,16 +324,21 @@ def forbidding_rules(game: Game, action: Action) -> list[str]:
     return rules
 
 
-def _universe(s) -> list[Action]:
-    """Every action any seat could make with the cards it holds (legal or not)."""
+def _universe(s, named=None) -> list[Action]:
+    """Every action any seat could make with the cards it holds (legal or not), each card also
+    as the named suits `named` offers for the kind (Ruleset.named_forms: the Weli's)."""
     out = []
+    named = named or {}
     unbeaten = [t for t, d in s.table if d is None]
     for seat in range(s.n):
         for kind in ACTION_KINDS:
+            forms = named.get(kind)
+            hand = s.hands[seat] if not forms else [
+                f for c in s.hands[seat] for f in (c,) + forms.get(c, ())]
             if kind == "cover":
-                out += [Action(kind, seat, c, t) for c in s.hands[seat] for t in unbeaten]
+                out += [Action(kind, seat, c, t) for c in hand for t in unbeaten]
             elif kind in CARD_KINDS:
-                out += [Action(kind, seat, c) for c in s.hands[seat]]
+                out += [Action(kind, seat, c) for c in hand]
             else:
                 out.append(Action(kind, seat))
     return out
@@ -437,7 +442,7 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
             parsed.append(parse_action(text, rs.deck, s.n))
         except NotationError:
             continue
-    universe = list(dict.fromkeys(_universe(s) + [a for a in parsed if 0 <= a.seat < s.n]))
+    universe = list(dict.fromkeys(_universe(s, rs.named_forms) + [a for a in parsed if 0 <= a.seat < s.n]))
     verdicts = {a: {cr.rule.id: bool(cr.clause.fn(s, a.seat, a.card, a.target))
                     for cr in rs.legality[a.kind]} for a in universe}
     order_cut = {a for a, v in verdicts.items() if all(v.values()) and a not in ref_allowed}

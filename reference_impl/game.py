@@ -265,7 +265,7 @@ def _validate_for(ruleset: Ruleset, setup: Setup) -> None:
     """Validate a setup for a ruleset: the deck, the player count and the turn-up (rule
     deck.trump: the turn_up_allowed definition)."""
     setup.validate(ruleset.deck, ruleset.player_limits, ruleset.turn_up_place)
-    forms = {f for fs in ruleset.named_forms.values() for f in fs}
+    forms = ruleset.played_forms
     for i, pair in enumerate(setup.table):
         for c in pair:
             if c is not None and c.real is not c and c not in forms:

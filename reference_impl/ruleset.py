@@ -102,25 +102,48 @@ class Ruleset:
             raise SpecError("definition turn_up_hidden may read only options (opt.NAME)",
                             "definitions.yaml", "definitions.turn_up_hidden")
         self.turn_up_hidden = bool(hidden.value)  # a card lies face down under the turn-up
-        self.named_forms = self._named_forms()
+        self.named_forms = self._named_forms()  # kind -> {card: its forms as named suits}
+        # every card played as another suit that some action may lay (the Weli's forms)
+        self.played_forms = {f for offered in self.named_forms.values()
+                             for forms in offered.values() for f in forms}
         # decision -> its compiled fn(state, seat), shared by every game of this ruleset
         self.decide_fns = {name: cr.clause.fn for name, cr in self.decisions.items()}
         self.match_fns = {name: cr.clause.fn for name, cr in self.match_decisions.items()}
         self.legal_fn, self.passes_fn = self._fuse()  # also sets settle_fn and draw_order_fn
 
     def _named_forms(self) -> dict:
-        """The Weli's forms: each card the definition is_weli picks (it may read only options), as
-        every other suit of the deck (Deck.as_suit), by the card. The legal-action generator offers
-        them beside the card; the legality rules (play.named_suit) decide which are legal."""
-        if "is_weli" not in self.spec.definitions:
-            return {}
-        weli = self._compile_text("is_weli(c)", "definitions.yaml", "is_weli", BOOL,
-                                  {"c": Name(CARD, "c")}, ("c",))
-        if weli.const and not weli.value:
-            return {}
+        """kind -> {card: its forms}: the cards of the deck played as another suit (Deck.as_suit,
+        the Weli's named suit) that the legal-action generator offers beside the card for actions
+        of that kind - each form that passes every condition of the kind's legality rules that
+        reads nothing but the card (play.named_suit: only the Weli). The rules decide the rest."""
         deck = self.deck
-        return {c: tuple(deck.as_suit(c, x) for x in deck.suits if x != c.suit)
-                for c in deck.cards if weli.fn(None, c)}
+        forms = [(c, deck.as_suit(c, x)) for c in deck.cards if not c.is_joker
+                 for x in deck.suits if x != c.suit]
+        out = {}
+        for kind in vocab.CARD_KINDS:
+            tests = [fn for cr in self.legality[kind] for fn in self._card_conditions(cr.rule)]
+            offered: dict = {}
+            for card, form in forms:
+                if all(fn(form) for fn in tests):
+                    offered.setdefault(card, []).append(form)
+            if offered:
+                out[kind] = {c: tuple(fs) for c, fs in offered.items()}
+        return out
+
+    def _card_conditions(self, rule) -> list:
+        """The conditions (top-level 'and' operands) of a legality rule's clause that read only
+        the action's card, options and deck constants, each as fn(card)."""
+        def make():
+            compiler = Compiler(self._env(vocab.action_names(rule.applies_to)), rule.file,
+                                f"{rule.path}.clause")
+            pure = {"card"} | set(self.spec.definitions) | set(self.literals().constants)
+            fns = []
+            for _node, em in compiler.conjuncts(rule.clause):
+                if not em.const and "card" in em.names and em.names <= pure:
+                    fns.append(eval(compile(f"lambda card: {em.src}", f"<{rule.id}>", "eval"),
+                                    dict(RUNTIME)))  # generated from the checked clause
+            return fns
+        return self._memo(("card conditions", rule.id, rule.clause, self._read_key(rule.clause)), make)
 
     def seating(self, n: int) -> tuple[tuple[int, ...], bool]:
         """Each seat's team at `n` players and whether that is team play (spec/teams.yaml); where
@@ -350,7 +373,8 @@ class Ruleset:
     def _block(self, kind: str, out: str) -> tuple[list[str], set[str]]:
         rules = tuple((cr.rule.id, cr.rule.clause, self._read_key(cr.rule.clause))
                       for cr in self.legality[kind])
-        return self._memo(("block", kind, out, rules, bool(self.named_forms)),
+        forms = tuple(sorted(f.index for fs in self.named_forms.get(kind, {}).values() for f in fs))
+        return self._memo(("block", kind, out, rules, forms),
                           lambda: self._block_lines(kind, out))
 
     def _block_lines(self, kind: str, out: str) -> tuple[list[str], set[str]]:
@@ -397,7 +421,7 @@ class Ruleset:
         else:
             lines += ["        for seat in range(s.n):", f"            if not ({cond(1)}): continue"]
         if kind in vocab.CARD_KINDS:  # each card of the hand, and the Weli in every suit
-            hand = "_with_forms(s.hands[seat])" if self.named_forms else "s.hands[seat]"
+            hand = f"_forms_{kind}(s.hands[seat])" if kind in self.named_forms else "s.hands[seat]"
             lines += [f"            row = {table}[seat]", f"            for card in {hand}:"]
             if levels[2]:
                 lines.append(f"                if not ({cond(2)}): continue")
@@ -457,12 +481,13 @@ class Ruleset:
         lines += ["        out = []"] + _indented([ln for lines, _ in others for ln in lines], 4)
         lines += ["        out += throws", "        if not out:", "            _deadlock()",
                   "        return out", "    _unsettled()"]
-        forms = [f for fs in self.named_forms.values() for f in fs]
+        forms = sorted(self.played_forms, key=lambda c: c.index)
         for kind, table in action_table(self.deck, self.player_limits[1], vocab.ACTION_KINDS,
                                         vocab.CARD_KINDS, vocab.TARGET_KINDS | vocab.SECOND_KINDS,
                                         forms).items():
             ns[f"_T_{kind}"] = table
-        ns["_with_forms"] = partial(_with_forms, self.named_forms)
+        for kind, offered in self.named_forms.items():
+            ns[f"_forms_{kind}"] = partial(_with_forms, offered)
         ns.update(_MAX_SETTLE=MAX_SETTLE, _deadlock=partial(_deadlock, self.name),
                   _unsettled=partial(_unsettled, self.name))
         self.source = "\n".join(lines)

@@ -100,6 +100,11 @@ TABLE = [
     M("fool_last_defender", "end.fool", "when the last players go out together the defender loses",
       options=(("simultaneous_finish", "last_defender_loses"),),
       as_option=("simultaneous_finish", "last_defender_loses")),
+    M("named_suit_anywhere", "play.named_suit", "any card may be played as a suit its player names",
+      edits=(("rules/play.yaml", 'clause: "card.suit == card.own_suit or is_weli(card)"',
+              'clause: "True"'),)),
+    M("weli_as_its_own_suit", "play.named_suit", "the Weli is played only as its own suit",
+      options=(("weli", "none"),), as_option=("weli", "none")),
 ]
 MUTANTS = {m.name: m for m in TABLE}
 

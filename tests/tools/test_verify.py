@@ -91,6 +91,9 @@ def _candidates(game):
         for c in s.hands[seat][:3]:
             out += [game.parse_action(f"{seat} {k} {c}") for k in ("attack", "throw", "transfer")]
             out += [game.parse_action(f"{seat} cover {a} with {c}") for a, _ in s.table[:2]]
+        for c in s.hands[seat][:1]:  # played as a named suit (only the Weli may be)
+            named = f"{c}={'H' if c.suit != 'H' else 'S'}"
+            out += [game.parse_action(f"{seat} {k} {named}") for k in ("attack", "throw")]
     return out
 
 
@@ -111,7 +114,8 @@ MORE_HOUSE_RULES = {"done_by": "main_attacker", "pile_on": "one_at_a_time",
                                               ("podkidnoy_online", 4, {}),
                                               ("perevodnoy", 3, HOUSE_RULES),
                                               ("podkidnoy", 4, MORE_HOUSE_RULES),
-                                              ("podkidnoy_teams", 4, {})])
+                                              ("podkidnoy_teams", 4, {}),
+                                              ("weli", 3, {"transfer": True})])
 def test_the_z3_backend_agrees_with_the_python_backend_on_states_of_random_games(spec, preset, n,
                                                                                   options):
     assert _agree(spec.ruleset(preset, options), n, seeds=3, steps=60) > 500
