@@ -34,10 +34,12 @@ class DurakDirective(SphinxDirective):
 
     def data(self):
         data = state.data()
-        for path in data.spec.root.rglob("*.yaml"):
-            self.env.note_dependency(str(path))
-        for case in data.cases:
-            self.env.note_dependency(case.file)
+        if not self.env.temp_data.get("durak_dependencies"):  # once per page, not per directive
+            self.env.temp_data["durak_dependencies"] = True
+            for path in data.spec.root.rglob("*.yaml"):
+                self.env.note_dependency(str(path))
+            for case in data.cases:
+                self.env.note_dependency(case.file)
         return data
 
     def fail(self, message: str):
