@@ -85,3 +85,20 @@ def test_a_named_card_on_the_table_is_a_setup_error_where_no_weli_is_played(dura
         Game(rs, Setup.from_json(data, rs.deck))
     with pytest.raises(SetupError, match="only on the table"):
         Setup.from_json({"hands": [["6D=C"], ["8S"]], "trump": "AH"}, rs.deck)
+
+
+def test_which_six_is_the_weli_is_data_and_the_rule_decides_what_is_offered(spec_copy):
+    """Principle 1: the preset's option picks the Weli, and the generator offers a named suit
+    wherever play.named_suit's card-only condition allows it, with no Python change."""
+    spec = spec_copy.edit("presets.yaml", "      weli: D\n", "      weli: S\n").load()
+    rs = spec.ruleset("weli")
+    data = {"hands": [["6D", "6S"], ["8S", "9S"]], "talon": ["AH"], "trump": "AH", "attacker": 0}
+    g = Game(rs, Setup.from_json(data, rs.deck))
+    named = {str(a) for a in g.legal_actions() if a.card is not None and a.card.real is not a.card}
+    assert named == {"0 attack 6S=C", "0 attack 6S=D", "0 attack 6S=H"}
+    loose = spec_copy.edit("rules/play.yaml", 'clause: "card.suit == card.own_suit or is_weli(card)"',
+                           'clause: "card.suit == card.own_suit or card.rank == \'6\'"').load()
+    rs = loose.ruleset("podkidnoy")
+    g = Game(rs, Setup.from_json(data, rs.deck))
+    named = {str(a) for a in g.legal_actions() if a.card is not None and a.card.real is not a.card}
+    assert len(named) == 6 and "0 attack 6D=H" in named
