@@ -160,20 +160,18 @@ class Setup:
         lo, hi = limits
         if not lo <= self.players <= hi:
             raise SetupError(f"{self.players} players; this deck is for {lo} to {hi}", "hands")
-        seen: dict[Card, list[str]] = {}  # where each card lies, once per copy of the deck
-        zones = [(f"hands[{i}]", h) for i, h in enumerate(self.hands)] + [("talon", self.talon)]
-        zones += [(f"table[{i}]", [c for c in pair if c is not None]) for i, pair in enumerate(self.table)]
-        for where, cards in zones:
+        seen: dict[Card, int] = {}  # how many times each card lies in a zone
+        copies, hand_zones = deck.copies, len(self.hands)  # zones up to the talon's
+        for z, cards in enumerate(self._zones()):
             for c in cards:
-                if c.real is not c and not where.startswith("table"):
+                real = c.real
+                if real is not c and z <= hand_zones:
                     raise SetupError(f"card {c} is played as another suit, which a card is only "
-                                     "on the table", where)
-                places = seen.setdefault(c.real, [])
-                if len(places) == deck.copies:
-                    times = "twice" if deck.copies == 1 else f"{deck.copies + 1} times"
-                    raise SetupError(f"card {c} appears {times} (also in {', '.join(places)}); "
-                                     f"the deck holds it {deck.copies} time(s)", where)
-                places.append(where)
+                                     "on the table", self._zone_names()[z])
+                times = seen.get(real, 0)
+                if times == copies:
+                    self._too_many(c, copies)
+                seen[real] = times + 1
         talon = self.talon
         if self.hidden is not None:  # rule deck.changeable_trump
             if not talon or talon[-1] is not self.hidden:
@@ -191,7 +189,7 @@ class Setup:
         if turn_up_place == "top" and self.trump in self.talon[1:] and self.talon[0] is not self.trump:
             raise SetupError(f"the trump card {self.trump} lies on top of the talon (first) or has "
                              f"been drawn; the top card is {self.talon[0]}", "trump")
-        held = sum(len(places) for places in seen.values())
+        held = sum(seen.values())
         if self.discard is not None and held + self.discard != len(deck):
             raise SetupError(f"{held} cards in hands, talon and table and {self.discard} in the "
                              f"discard make {held + self.discard}; the deck has {len(deck)}",
@@ -215,6 +213,22 @@ class Setup:
         if self.defender is not None and self.defender == self.attacker:
             raise SetupError("the attacker and the defender are the same seat", "defender")
 
+
+    def _zones(self) -> list[list[Card]]:
+        """The cards of each zone: hands by seat, the talon, then the table's pairs."""
+        return self.hands + [self.talon] + [[c for c in pair if c is not None] for pair in self.table]
+
+    def _zone_names(self) -> list[str]:
+        return [f"hands[{i}]" for i in range(len(self.hands))] + ["talon"] + \
+            [f"table[{i}]" for i in range(len(self.table))]
+
+    def _too_many(self, card: Card, copies: int):
+        """Raise for a card that lies in more places than the deck holds it."""
+        places = [where for where, cards in zip(self._zone_names(), self._zones()) for c in cards
+                  if c.real is card.real]
+        times = "twice" if copies == 1 else f"{copies + 1} times"
+        raise SetupError(f"card {card} appears {times} (also in {', '.join(places[:copies])}); "
+                         f"the deck holds it {copies} time(s)", places[copies])
 
     @classmethod
     def deal(cls, ruleset: Ruleset, players: int, seed: int, dealer: int | None = None,
@@ -343,12 +357,7 @@ class Game:
         s.hidden_card = setup.hidden
         s.trump_suit = None
         s.table = [list(p) for p in setup.table]
-        left = list(self.ruleset.deck.pack)  # the cards of no zone (each copy once) are out of play
-        for cards in [s.talon] + s.hands + s.table:
-            for c in cards:
-                if c is not None:
-                    left.remove(c.real)
-        s.discard = left
+        s.discard = self._out_of_play(setup)
         s.deck_size = len(self.ruleset.deck)
         s.unbeaten = sum(1 for _, d in s.table if d is None)
         s.attack_ranks = {a.rank for a, _ in s.table}
@@ -388,6 +397,18 @@ class Game:
         if s.attacker == s.defender:
             raise SetupError("the first attacker and defender are the same seat", "attacker")
         return s
+
+    def _out_of_play(self, setup: Setup) -> list[Card]:
+        """The cards of the deck in no zone of the setup (each copy once): the discard."""
+        pack = self.ruleset.deck.pack
+        held = [c.real for cards in setup._zones() for c in cards]
+        used = set(held)
+        left = [c for c in pack if c not in used]
+        if len(used) != len(held) or len(left) + len(held) != len(pack):  # copies of a card
+            left = list(pack)
+            for c in held:
+                left.remove(c)
+        return left
 
     def _decide(self, s: State, name: str):
         value = self.decide_seat[name](s, None)
