@@ -391,7 +391,7 @@ class Lockstep:
             k = 1
             if self.state_level:
                 view = comparable(protocol_state(g.state))
-                if not self._check_state(g, view, replies[k].value.get("state"), None, seg, []):
+                if not self._check_state(view, replies[k].value.get("state"), None, seg, []):
                     self.start_differs = True
                     return False
                 k += 1
@@ -457,7 +457,7 @@ class Lockstep:
             kind, rule, shape, text_of(action) if action is not None else None, want, have,
             message, seg.setup.to_json(), witness, seg.setup.players, after=prior))
 
-    def _check_state(self, g: Game, want: dict, have, action, seg, steps) -> bool:
+    def _check_state(self, want: dict, have, action, seg, steps) -> bool:
         """Report the first state field that differs; False when one does."""
         if have == want:
             return True
@@ -678,9 +678,8 @@ class Lockstep:
             if not accepted:
                 continue
             steps.append({"do": p.text, "expect": "accept"})
-            if state and e.get("state") != p.view:
-                g = self._game_at(checkpoints, plan, j + 1, cursor)
-                if not self._check_state(g, p.view, e.get("state"), p.action, seg, steps):
+            if state and e.get("state") != p.view:  # (always, once over: p.view has no roles)
+                if not self._check_state(p.view, e.get("state"), p.action, seg, steps):
                     self.agree = None
                     return ("cut", j + 1, set()) if self.positions else ("abandon", j, set())
             if legal:
