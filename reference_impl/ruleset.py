@@ -11,6 +11,7 @@ comes from checked clause trees only; Python adds loops, never a rule.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
@@ -44,6 +45,11 @@ MATCH_SEAT_DECISIONS = {"deal_score", "deal_epaulettes", "match_key"}
 BOUT_ENDS = ("bout_beaten_off", "bout_taken")
 MAX_SETTLE = 1000  # bout ends in a row before the interpreter gives up
 MAX_SHARED = 20000  # compiled pieces a spec keeps for its rulesets to share
+# A state container a vocabulary function indexes (`s.out[seat]`), read once per call of the
+# generated functions into a `_c_` local; but can_throw, which settle itself sets midway.
+CONTAINER = re.compile(r"\bs\.(\w+)\[")
+HOISTED = re.compile(r"\b_c_\w+\b")
+SET_BY_SETTLE = {"can_throw"}
 
 
 def _deadlock(ruleset_name: str):
@@ -351,9 +357,12 @@ class Ruleset:
             self.flow[event] = [(fn, None if when is None else when.fn) for fn, when in compiled]
 
     def _hoisting_compiler(self, names, file, path, keep=()) -> Compiler:
-        """A compiler that reads each state value (but those in `keep`) from its `_v_` local."""
+        """A compiler that reads each state value (but those in `keep`) from its `_v_` local,
+        and each container a vocabulary function indexes from its `_c_` local."""
         env = self._env(names)
-        env.vocab = {n: (Name(e.type, f"_v_{n}") if e.args is None and n not in keep else e)
+        env.vocab = {n: (Name(e.type, f"_v_{n}") if e.args is None and n not in keep else
+                         Name(e.type, CONTAINER.sub(_container_local, e.code), e.args, e.doc)
+                         if e.args is not None else e)
                      for n, e in env.vocab.items()}
         return Compiler(env, file, path)
 
@@ -368,7 +377,7 @@ class Ruleset:
         compiler = self._hoisting_compiler({}, rule.file, f"{rule.path}.clause", keep={"any_throw"})
         em = compiler.emit(compiler.parse(rule.clause).body)
         return em.src, {n for n in em.names if n in vocab.STATE and vocab.STATE[n].args is None
-                        and n != "any_throw"}
+                        and n != "any_throw"} | set(HOISTED.findall(em.src))
 
     def _block(self, kind: str, out: str) -> tuple[list[str], set[str]]:
         rules = tuple((cr.rule.id, cr.rule.clause, self._read_key(cr.rule.clause))
@@ -421,7 +430,7 @@ class Ruleset:
         else:
             lines += ["        for seat in range(s.n):", f"            if not ({cond(1)}): continue"]
         if kind in vocab.CARD_KINDS:  # each card of the hand, and the Weli in every suit
-            hand = f"_forms_{kind}(s.hands[seat])" if kind in self.named_forms else "s.hands[seat]"
+            hand = f"_forms_{kind}(_c_hands[seat])" if kind in self.named_forms else "_c_hands[seat]"
             lines += [f"            row = {table}[seat]", f"            for card in {hand}:"]
             if levels[2]:
                 lines.append(f"                if not ({cond(2)}): continue")
@@ -430,14 +439,14 @@ class Ruleset:
                           f"                    if {cond(3)}: {out}.append(crow[target.index])"]
             elif kind in vocab.SECOND_KINDS:  # each pair of hand cards once, the lower index first
                 lines += ["                crow = row[card.index]",
-                          "                for target in s.hands[seat]:",
+                          "                for target in _c_hands[seat]:",
                           f"                    if target.index > card.index and {cond(3)}: "
                           f"{out}.append(crow[target.index])"]
             else:
                 lines.append(f"                {out}.append(row[card.index])")
         else:
             lines.append(f"            {out}.append({table}[seat])")
-        return lines, used
+        return lines, used | {name for line in lines for name in HOISTED.findall(line)}
 
     def _fuse(self):
         """Generate one program from checked clause trees only, compile it once and return its
@@ -473,7 +482,8 @@ class Ruleset:
         lines += _indented(pass_throws[0], 8) + self._order_lines(ns)
         lines += ["            # throws precede passes, and the order rules keep their order",
                   "            s.any_throw = throws[0][0] == 'throw'",
-                  "        else:", "            s.can_throw = [False] * s.n",
+                  "        else:", "            if True in s.can_throw:  # else it stays as it is",
+                  "                s.can_throw = [False] * s.n",
                   "            s.any_throw = False"]
         for event, (src, _) in zip(BOUT_ENDS, ends):
             lines += [f"        if {src}:",
@@ -577,8 +587,14 @@ def _with_forms(forms: dict, hand: list) -> list:
 
 
 def _prelude(names) -> list[str]:
-    """Each state value the clauses use, read once per call."""
-    return [f"    _v_{n} = {vocab.STATE[n].code}" for n in sorted(names)]
+    """Each state value the clauses use, and each container they index, read once per call."""
+    return [f"    {n} = s.{n[3:]}" if n.startswith("_c_") else f"    _v_{n} = {vocab.STATE[n].code}"
+            for n in sorted(names)]
+
+
+def _container_local(match: re.Match) -> str:
+    name = match.group(1)
+    return match.group(0) if name in SET_BY_SETTLE else f"_c_{name}["
 
 
 def _indented(lines: list[str], by: int) -> list[str]:
