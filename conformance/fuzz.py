@@ -672,15 +672,16 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
          players=None, games: int = 100, seed_value: int = 0, out_dir: Path | None = None,
          adapter_name: str = "engine", shrink: bool = True, known: dict | None = None,
          database: str | None = None, sync=None, progress=None,
-         diagnosis: float = 0.5) -> FuzzResult:
+         diagnosis: float = 30.0) -> FuzzResult:
     """One campaign of `games` games against one engine under one variant: every distinct
     divergence, shrunk and written as a case under `out_dir`.
 
     `players` is a count, a list of counts (games cycle through them) or None (every count the
     engine plays). `database` is where witnesses are shared (see open_database). `sync` is a
     callable polled every SYNC_EVERY games; when it returns True the database is read again.
-    `diagnosis` is the time budget, in seconds per divergence, of the counterfactual search over
-    option values (0: none)."""
+    `diagnosis` is the safety limit, in seconds per divergence, of the counterfactual search over
+    option values (0: none); the search itself stops after diagnose.SEARCH_LIMIT variants, so its
+    result does not depend on the machine's load."""
     options = dict(options or {})
     out_dir = Path(out_dir or "durak-fuzz")
     db = open_database(database, out_dir)

@@ -257,7 +257,7 @@ class Session:
 
     def __init__(self, spec: Spec, adapter: Adapter, *, known: dict | None = None,
                  adapter_name: str = "", spec_dir: str | None = None, check_cases: bool = True,
-                 options: dict | None = None, paths: tuple = (), diagnose_budget: float = 3.0):
+                 options: dict | None = None, paths: tuple = (), diagnose_budget: float = 30.0):
         self.spec, self.adapter = spec, adapter
         self.known = known or {}
         self.adapter_name = adapter_name or adapter.name

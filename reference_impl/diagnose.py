@@ -24,7 +24,9 @@ them on the reference and answers with a `Diagnosis`:
     decided it when the difference is older than the step. Roles come first: an engine with the
     wrong attacker lists wrong attacks, and that is the rotation's fault, not the attack rule's.
 - `as_if`: variants under which the reference reproduces the engine: each option's values alone,
-  then pairs of the options that change the failing step at all, within a time budget. Values
+  then pairs of the options that change the failing step at all, at most SEARCH_LIMIT variants
+  (a count, so a report is the same on a loaded machine as on an idle one; the seconds of
+  `budget` only stop a search that is pathologically slow). Values
   that change no compiled clause (`Ruleset.behaviour_key`) are not replayed; rulesets are
   compiled once per process.
 
@@ -993,8 +995,12 @@ def _involved_options(rs: Ruleset, setup: Setup, observations: list[Observation]
     return [n for n in dict.fromkeys(names) if n in spec.options]
 
 
+SEARCH_LIMIT = 200  # variants replayed per search; the shipped mutants' searches need at most 89
+
+
 def search_options(ruleset: Ruleset, setup, observations: list[Observation], check: str = "",
-                   rules=(), budget: float = 2.0, memo: dict | None = None
+                   rules=(), budget: float = 30.0, memo: dict | None = None,
+                   limit: int = SEARCH_LIMIT
                    ) -> tuple[list[dict], list[dict], int]:
     """Option values (one option, then pairs) under which the reference reproduces the engine at
     the last observation and agrees with it before. The options `rules` read are tried first.
@@ -1018,6 +1024,9 @@ def search_options(ruleset: Ruleset, setup, observations: list[Observation], che
     dealt = _dealt_hand_size(setup)
     deck = _deck_key(ruleset.deck)
     exact, partly, movers, tried = [], [], [], 0
+
+    def spent() -> bool:
+        return tried >= limit or time.perf_counter() > deadline
 
     def attempt(change: dict):
         nonlocal tried
@@ -1049,7 +1058,7 @@ def search_options(ruleset: Ruleset, setup, observations: list[Observation], che
         names = [n for n in names if n in first]
     for name in names if not exact else []:
         for value in spec.options[name].values:
-            if time.perf_counter() > deadline:
+            if spent():
                 break
             if value == base[name] and type(value) is type(base[name]):
                 continue
@@ -1060,7 +1069,7 @@ def search_options(ruleset: Ruleset, setup, observations: list[Observation], che
     if not exact and seen["misses"] < 3:
         for i, (n1, v1) in enumerate(movers):
             for n2, v2 in movers[i + 1:]:
-                if n1 != n2 and time.perf_counter() <= deadline:
+                if n1 != n2 and not spent():
                     attempt({n1: v1, n2: v2})
     def order(change: dict):  # the nearest value of a numeric option first
         return (len(change), [names.index(n) for n in change],
@@ -1075,7 +1084,7 @@ def search_options(ruleset: Ruleset, setup, observations: list[Observation], che
 
 
 def diagnose(ruleset: Ruleset, setup, observations: list[Observation], *, search: bool = True,
-             budget: float = 2.0, memo: dict | None = None) -> Diagnosis:
+             budget: float = 30.0, memo: dict | None = None) -> Diagnosis:
     """Attribute the difference at the last observation to one rule, and search the option space
     for a variant that explains it (see the module's docstring). Pass the same `memo` dict for
     the failures of one engine (search_options)."""

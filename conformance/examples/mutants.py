@@ -51,6 +51,10 @@ def _text(value) -> str:
 
 
 M = Mutant
+# The flow step after each bout's draw that the out_before_draw edits keep in place.
+_REVEAL = ('    - {do: reveal_hidden_card, when: "opt.changeable_trump and hidden_card and '
+           'talon_count < 2"}\n')
+
 TABLE = [
     M("first_attacker_left_of_dealer", "start.lowest_trump", "the dealer's left neighbour leads",
       options=(("first_attacker", "left_of_dealer"),), as_option=("first_attacker", "left_of_dealer")),
@@ -93,10 +97,10 @@ TABLE = [
     M("out_before_draw", "end.out", "a player with an empty hand is out before the draw",
       edits=(("rules/end.yaml", 'clause: "hand(seat) == 0 and talon_count == 0 and',
               'clause: "hand(seat) == 0 and'),
-             ("flow.yaml", "bout_beaten_off: [discard_table, replenish, mark_out,",
-              "bout_beaten_off: [discard_table, mark_out, replenish,"),
-             ("flow.yaml", "bout_taken: [defender_picks_up, replenish, mark_out,",
-              "bout_taken: [defender_picks_up, mark_out, replenish,"))),
+             ("flow.yaml", "    - discard_table\n    - replenish\n" + _REVEAL + "    - mark_out\n",
+              "    - discard_table\n    - mark_out\n    - replenish\n" + _REVEAL),
+             ("flow.yaml", "    - defender_picks_up\n    - replenish\n" + _REVEAL + "    - mark_out\n",
+              "    - defender_picks_up\n    - mark_out\n    - replenish\n" + _REVEAL + ""))),
     M("fool_last_defender", "end.fool", "when the last players go out together the defender loses",
       options=(("simultaneous_finish", "last_defender_loses"),),
       as_option=("simultaneous_finish", "last_defender_loses")),

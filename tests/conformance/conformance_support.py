@@ -80,10 +80,10 @@ def jobs_of(suite, selection: Selection | None = None) -> list:
 
 
 def run_cases(spec, adapter_name: str, jobs, *, check_cases: bool = False, timeout: float = 5.0,
-              diagnose_budget: float = 3.0):
+              diagnose_budget: float = 30.0):
     """Run jobs in one session, without reloading spec/ or the cases. `diagnose_budget` is the
-    seconds the counterfactual search of one failure may take; a test that compares diagnoses
-    of two runs gives it room to finish, so a loaded machine cannot cut one run shorter."""
+    safety limit in seconds of the counterfactual search of one failure (the search stops at a
+    count of variants, diagnose.SEARCH_LIMIT, so two runs' diagnoses compare whole)."""
     session = Session(spec, make_adapter(adapter_name, timeout, spec), adapter_name=adapter_name,
                       check_cases=check_cases, diagnose_budget=diagnose_budget)
     session.open()

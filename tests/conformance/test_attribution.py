@@ -76,3 +76,22 @@ def test_a_card_left_in_the_transferers_hand_is_the_transfers_doing(spec):
                                                                                state=state)])
     assert (found.rule, found.check) == ("transfer.effect", "state.hands")
     assert found.as_if == [] and "no option explains this: rule transfer.effect" == found.message()
+
+
+def test_the_option_search_stops_at_a_count_of_variants_not_at_a_time(spec):
+    """The same search gives the same diagnosis on any machine: it replays at most `limit`
+    variants however much time is left, and the whole search (no limit reached) finds the
+    option value the limited one may miss."""
+    from durak_spec.reference_impl.diagnose import search_options
+
+    rs = spec.ruleset("perevodnoy", {})
+    setup = {**SETUP, "hands": [["9S", "KS", "7C", "AC", "8H", "QH"], ["9C", "8C", "JC", "6S", "7H", "KH"],
+                                ["9D", "QS", "8D", "TD", "6H", "9H"]]}
+    observed = [Observation("0 attack 9S", True), Observation("1 transfer 9C", True,
+                                                             state={"attacker": 1, "defender": 2})]
+    whole = search_options(rs, setup, observed, "state.attacker", ["transfer.effect"], budget=600)
+    assert 3 < whole[2] <= 200
+    for limit in (1, 3):
+        runs = [search_options(rs, setup, observed, "state.attacker", ["transfer.effect"],
+                               budget=600, limit=limit) for _ in range(2)]
+        assert runs[0] == runs[1] and runs[0][2] == limit
