@@ -52,6 +52,9 @@ def machine_for(spec, presets=None, players=(2, 6)):
             cards = self.ruleset.deck.cards
             seat = seat % s.n
             card = data.draw(st.sampled_from(cards)) if kind in ("attack", "throw", "cover", "transfer") else None
+            if card is not None and not card.is_joker and data.draw(st.booleans(), label="named"):
+                deck = self.ruleset.deck  # played as another suit: the Weli's form, or a fault
+                card = deck.as_suit(card, data.draw(st.sampled_from([x for x in deck.suits if x != card.suit])))
             target = data.draw(st.sampled_from(cards)) if kind == "cover" else None
             action = Action(kind, seat, card, target)
             if action in self.game.legal_actions():
