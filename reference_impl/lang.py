@@ -146,6 +146,9 @@ class Env:
     option_values: dict[str, list] = field(default_factory=dict)
     literals: Literals | None = None
     kinds: tuple = ()
+    # Sources of cards known to be physical cards, never one played as another suit (the cards
+    # of a hand in a generated loop): their own_suit is their suit.
+    real_cards: frozenset = frozenset()
 
 
 class Compiler:
@@ -339,6 +342,8 @@ class Compiler:
         if node.attr not in CARD_ATTRS:
             raise self.error(f"a card has no attribute {node.attr!r}.{suggest(node.attr, CARD_ATTRS)}")
         t, tpl = CARD_ATTRS[node.attr]
+        if node.attr == "own_suit" and base.src in self.env.real_cards:
+            tpl = CARD_ATTRS["suit"][1]
         if node.attr == "is_joker" and self.env.literals is not None and not self.env.literals.jokers:
             if base.type != CARD:
                 raise self.error(".is_joker needs a card, not a card that may be None")
@@ -411,6 +416,9 @@ class Compiler:
             names |= left.names | right.names
             if left.const and right.const:
                 if not eval(f"_a {op} _b", {"_a": left.value, "_b": right.value}):
+                    return const(False)
+            elif op in ("==", "!=") and left.src == right.src:  # a value is itself (no side effects)
+                if op == "!=":
                     return const(False)
             else:
                 all_const = False

@@ -356,10 +356,12 @@ class Ruleset:
             self._flow_steps[event] = compiled
             self.flow[event] = [(fn, None if when is None else when.fn) for fn, when in compiled]
 
-    def _hoisting_compiler(self, names, file, path, keep=()) -> Compiler:
+    def _hoisting_compiler(self, names, file, path, keep=(), real=frozenset()) -> Compiler:
         """A compiler that reads each state value (but those in `keep`) from its `_v_` local,
-        and each container a vocabulary function indexes from its `_c_` local."""
+        and each container a vocabulary function indexes from its `_c_` local; the names in
+        `real` hold physical cards (Env.real_cards)."""
         env = self._env(names)
+        env.real_cards = frozenset(real)
         env.vocab = {n: (Name(e.type, f"_v_{n}") if e.args is None and n not in keep else
                          Name(e.type, CONTAINER.sub(_container_local, e.code), e.args, e.doc)
                          if e.args is not None else e)
@@ -397,9 +399,13 @@ class Ruleset:
                 gen_names[name] = Name(BOOL, "True")
         seat_exprs: list[str] = []
         used: set[str] = set()
+        # the loops below take cards from the hand: physical cards, but for named suits' forms
+        real = {"card"} if kind in vocab.CARD_KINDS and kind not in self.named_forms else set()
+        if kind in vocab.SECOND_KINDS:
+            real.add("target")
         for cr in self.legality[kind]:
             r = cr.rule
-            compiler = self._hoisting_compiler(gen_names, r.file, f"{r.path}.clause")
+            compiler = self._hoisting_compiler(gen_names, r.file, f"{r.path}.clause", real=real)
             for node, em in compiler.conjuncts(r.clause):
                 if em.const:
                     if not em.value:

@@ -87,3 +87,10 @@ def test_the_ruleset_still_offers_its_legal_and_passes_functions(spec):
     rs.passes_fn(game.state, throws, None)
     assert others == [] and [str(a) for a in throws] == ["0 throw 9C", "0 pass"]
     assert throws == game.legal_actions()
+
+
+def test_cards_of_a_hand_are_played_as_their_own_suit_without_a_test_at_run_time(spec):
+    """The loops over a hand yield physical cards, so play.own_card's `card.suit ==
+    card.own_suit` folds away; where a kind offers the Weli's named suits it stays."""
+    assert ".real." not in spec.ruleset("podkidnoy").source
+    assert "card.suit == card.real.suit" in spec.ruleset("weli").source
