@@ -437,19 +437,22 @@ class Ruleset:
             lines += ["        for seat in range(s.n):", f"            if not ({cond(1)}): continue"]
         if kind in vocab.CARD_KINDS:  # each card of the hand, and the Weli in every suit
             hand = f"_forms_{kind}(_c_hands[seat])" if kind in self.named_forms else "_c_hands[seat]"
-            lines += [f"            row = {table}[seat]", f"            for card in {hand}:"]
-            if levels[2]:
-                lines.append(f"                if not ({cond(2)}): continue")
-            if kind in vocab.TARGET_KINDS:
-                lines += ["                crow = row[card.index]", "                for target in unbeaten:",
-                          f"                    if {cond(3)}: {out}.append(crow[target.index])"]
+            each = [f"for card in {hand}:"] + ([f"    if not ({cond(2)}): continue"] if levels[2] else [])
+            lines.append(f"            row = {table}[seat]")
+            if kind in vocab.TARGET_KINDS:  # one unbeaten target (the usual case): no inner loop
+                lines += ["            if len(unbeaten) == 1:", "                target = unbeaten[0]",
+                          "                at = target.index"]
+                lines += _indented(each + [f"    if {cond(3)}: {out}.append(row[card.index][at])"], 16)
+                lines.append("            else:")
+                lines += _indented(each + ["    crow = row[card.index]", "    for target in unbeaten:",
+                                           f"        if {cond(3)}: {out}.append(crow[target.index])"], 16)
             elif kind in vocab.SECOND_KINDS:  # each pair of hand cards once, the lower index first
-                lines += ["                crow = row[card.index]",
-                          "                for target in _c_hands[seat]:",
-                          f"                    if target.index > card.index and {cond(3)}: "
-                          f"{out}.append(crow[target.index])"]
+                lines += _indented(each + ["    crow = row[card.index]",
+                                           "    for target in _c_hands[seat]:",
+                                           f"        if target.index > card.index and {cond(3)}: "
+                                           f"{out}.append(crow[target.index])"], 12)
             else:
-                lines.append(f"                {out}.append(row[card.index])")
+                lines += _indented(each + [f"    {out}.append(row[card.index])"], 12)
         else:
             lines.append(f"            {out}.append({table}[seat])")
         return lines, used | {name for line in lines for name in HOISTED.findall(line)}
