@@ -551,10 +551,16 @@ class Ruleset:
         lines = []
         for i, (kinds, key) in enumerate(groups.values()):
             ns[f"_K{i}"], ns[f"_O{i}"] = frozenset(kinds), key
-            lines += [f"            seats = {{a[1] for a in throws if a[0] in _K{i}}}",
-                      "            if len(seats) > 1:",
-                      f"                first = min([(_O{i}(s, seat, None, None), seat) for seat in seats])[1]",
-                      f"                throws = [a for a in throws if a[0] not in _K{i} or a[1] == first]"]
+            lines += ["            one = -1  # the seat of the first action governed, until another seat's",
+                      "            for a in throws:",
+                      f"                if a[0] in _K{i}:",
+                      "                    if one < 0:",
+                      "                        one = a[1]",
+                      "                    elif a[1] != one:",
+                      f"                        seats = {{b[1] for b in throws if b[0] in _K{i}}}",
+                      f"                        first = min([(_O{i}(s, seat, None, None), seat) for seat in seats])[1]",
+                      f"                        throws = [b for b in throws if b[0] not in _K{i} or b[1] == first]",
+                      "                        break"]
         return lines
 
     @staticmethod
