@@ -189,7 +189,10 @@ def mark_out(g, s, a):
     """Mark out every seat the `out` decision says is; those going out together join the
     finishing order in the order they played their last card."""
     out, is_out = g.decide_seat["out"], s.out
-    gone = [seat for seat in range(s.n) if not is_out[seat] and out(s, seat)]
+    gone = []
+    for seat in range(s.n):
+        if not is_out[seat] and out(s, seat):
+            gone.append(seat)
     if len(gone) > 1:
         gone.sort(key=s.emptied.__getitem__)
     for seat in gone:

@@ -426,8 +426,9 @@ class Ruleset:
 
         table = f"_T_{kind}"
         if kind in vocab.TARGET_KINDS:  # a cover needs an unbeaten target
-            lines = [f"    # {kind}", f"    if {cond(0)} and s.unbeaten:",
-                     "        unbeaten = [a for a, d in s.table if d is None]"]
+            lines = [f"    # {kind}", f"    if {cond(0)} and s.unbeaten:", "        unbeaten = []",
+                     "        for a, d in s.table:", "            if d is None:",
+                     "                unbeaten.append(a)"]
         else:
             lines = [f"    # {kind}", f"    if {cond(0)}:"]
         if seat_exprs:  # 'seat == E' conditions: visit only that seat
