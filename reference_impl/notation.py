@@ -114,6 +114,7 @@ def _action_from_json(obj: dict, deck: Deck, players) -> Action:
 
 
 _INDEX = operator.attrgetter("index")
+_TEXT = operator.attrgetter("text")
 
 
 def cards_json(cards) -> list[str]:
@@ -161,7 +162,7 @@ def _hand_texts(hand) -> list[str]:
     if texts is None:
         if len(_HANDS) >= _HANDS_MAX:
             _HANDS.clear()
-        texts = _HANDS[key] = tuple([c.text for c in sorted(hand, key=_INDEX)])
+        texts = _HANDS[key] = tuple(map(_TEXT, sorted(hand, key=_INDEX)))
     return list(texts)
 
 
@@ -169,10 +170,11 @@ def protocol_state(s: State) -> dict:
     """The state as the engine protocol carries it (conformance/PROTOCOL.md "state"): the fields
     of state_json that the protocol compares, read straight from the state because the fuzzer
     builds one per step on each side."""
-    hands, out = s.hands, s.out
-    return {"hands": [_hand_texts(h) for h in hands], "hand_sizes": [len(h) for h in hands],
-            "talon_count": len(s.talon), "trump": s.trump_card.text,
-            "table": [[a.text, d.text if d is not None else None] for a, d in s.table],
+    hands, out, table = s.hands, s.out, []
+    for a, d in s.table:  # plain loops and map: a comprehension is a function call in 3.11
+        table.append([a.text, d.text if d is not None else None])
+    return {"hands": list(map(_hand_texts, hands)), "hand_sizes": list(map(len, hands)),
+            "talon_count": len(s.talon), "trump": s.trump_card.text, "table": table,
             "discard_count": len(s.discard), "attacker": s.attacker, "defender": s.defender,
             "taking": s.taking, "out": [i for i, o in enumerate(out) if o] if True in out else [],
             "finished": s.finished, "fool": s.fool}
