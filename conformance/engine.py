@@ -91,9 +91,11 @@ class ReferenceEngine:
         self.game: Game | None = None
         self._rulesets: dict = {}
         self._last: tuple | None = None  # (variant, a copy of it, ruleset) of the last start
-        self._texts: dict = {}  # action -> its text, looked up per step
-        self._parsed: dict = {}  # (deck, players) -> {text: its atomic actions}
-        self._moves: dict = {}   # ... of the game being played
+        # (deck, players) -> ({text: its atomic actions}, {listed action: its text}); the pair
+        # of the game being played is _moves and _texts
+        self._parsed: dict = {}
+        self._moves: dict = {}
+        self._texts: dict = {}
         self.match: Match | None = None  # the match of the current deal (protocol 1.1 "match")
         self._scored: dict | None = None
         self._first: int | None = None
@@ -121,7 +123,7 @@ class ReferenceEngine:
     def start(self, variant: dict, setup: dict) -> dict:
         rs = self.ruleset(variant)
         self.game = Game(rs, Setup.from_json(setup, rs.deck, rs.player_limits))
-        self._moves = self._parsed.setdefault((rs.deck, self.game.state.n), {})
+        self._moves, self._texts = self._parsed.setdefault((rs.deck, self.game.state.n), ({}, {}))
         self.match, self._scored, self._first = None, None, self.game.state.attacker
         return {}
 
@@ -167,9 +169,14 @@ class ReferenceEngine:
         return {"accepted": True}
 
     def legal(self) -> dict:
+        legal = self.game.legal_actions()
+        try:  # each action listed before has its text (and its text its action, in _moves)
+            return {"actions": list(map(self._texts.__getitem__, legal))}
+        except KeyError:
+            pass
         texts, moves = self._texts, self._moves
         out = []
-        for a in self.game.legal_actions():
+        for a in legal:
             t = texts.get(a)
             if t is None:
                 t = texts[a] = action_text(a)

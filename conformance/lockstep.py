@@ -245,7 +245,10 @@ class Lockstep:
                 return probe
         if self.avoid_after and rng.random() < AVOID:
             pool = [a for a in pool if a.kind not in self.avoid_after] or pool
-        cards = [a for a in pool if a.card is not None]
+        cards = []  # a plain loop: a comprehension is a function call in Python 3.11
+        for a in pool:
+            if a[2] is not None:  # a card play
+                cards.append(a)
         action = rng.choice(cards if cards and rng.random() < CARD_BIAS else pool)
         return Planned(action, text_of(action), True)
 
@@ -336,7 +339,10 @@ class Lockstep:
                     p.view = comparable(view) if view["finished"] else view
                 legal = sendable(g)
                 if legal_level:
-                    p.legal = {texts.get(a) or text_of(a) for a in legal}
+                    try:  # each action's text, known once it has been listed before
+                        p.legal = set(map(texts.__getitem__, legal))
+                    except KeyError:
+                        p.legal = {text_of(a) for a in legal}
             plan.append(p)
         return plan, checkpoints
 
