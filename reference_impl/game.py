@@ -257,13 +257,23 @@ class Setup:
         # a card that may not show the trump (turn_up_allowed) makes way for the next one up.
         allowed = partial(ruleset.turn_up_allowed_fn, probe)
         if talon:
-            trump = next((c for c in reversed(talon) if allowed(c)), talon[-1])
-            talon.remove(trump)
+            at = len(talon) - 1
+            while at > 0 and not allowed(talon[at]):
+                at -= 1
+            if not allowed(talon[at]):
+                at = len(talon) - 1
+            trump = talon[at]
+            for i in range(at if ruleset.deck.copies > 1 else 0):  # its first copy, with packs
+                if talon[i] is trump:
+                    at = i
+                    break
+            del talon[at]
             # under the talon, drawn last; or on top, drawn first (turn_up_on_top)
             talon.insert(0 if ruleset.turn_up_place == "top" else len(talon), trump)
             # changeable trump: the next card lies face down under it (deck.changeable_trump)
-            rest = [c for c in reversed(talon) if c is not trump and allowed(c)]
-            if ruleset.turn_up_hidden and rest:
+            rest = [c for c in reversed(talon) if c is not trump and allowed(c)] \
+                if ruleset.turn_up_hidden else []
+            if rest:
                 hidden = rest[0]
                 talon.remove(hidden)
                 talon.append(hidden)

@@ -454,8 +454,8 @@ class Compiler:
         body, orelse = self.emit(node.body), self.emit(node.orelse)
         body, orelse = self.coerce(body, orelse.type.rstrip("?")), self.coerce(orelse, body.type.rstrip("?"))
         t = self._join(body.type, orelse.type)
-        if test.const:
-            chosen = body if test.value else orelse
+        if test.const or body.src == orelse.src:  # (no side effects: a test of no consequence)
+            chosen = body if test.const and test.value else orelse
             return Emitted(t, chosen.src, chosen.const, chosen.value, chosen.names, chosen.option)
         return Emitted(t, f"({body.src} if {test.src} else {orelse.src})",
                        names=test.names | body.names | orelse.names)

@@ -174,7 +174,9 @@ def replenish(g, s, a):
     drawers = g.ruleset.draw_order_fn(s)  # (draw_key, seat) of each drawer, in draw order
     for _, seat in drawers:
         hand = hands[seat]
-        take = min(size - len(hand), len(talon))
+        take = size - len(hand)
+        if take > len(talon):
+            take = len(talon)
         if take > 0:
             hand += talon[:take]
             del talon[:take]
