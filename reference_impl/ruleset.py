@@ -483,7 +483,7 @@ class Ruleset:
         lines += ["    return out, throws", "def passes(s, out, A=None):"] + _prelude(pass_out[1])
         lines += pass_out[0] or ["    pass"]
         lines += self._events(ns) + self._draw_order_lines()
-        lines += ["def settle(g, s):", "    for _ in range(_MAX_SETTLE):", "        if s.finished:",
+        lines += ["def settle(g, s):", "    ends = 0", "    while True:", "        if s.finished:",
                   "            return []", "        throws = []"]
         ends = [self._bout_end(event) for event in BOUT_ENDS]
         lines += _indented(_prelude(used.union(pass_throws[1], *(n for _, n in ends))) + throw[0], 4)
@@ -496,11 +496,12 @@ class Ruleset:
                   "                s.can_throw = [False] * s.n",
                   "            s.any_throw = False"]
         for event, (src, _) in zip(BOUT_ENDS, ends):
-            lines += [f"        if {src}:",
-                      f"            ev_{event}(g, s, None)", "            continue"]
+            lines += [f"        if {src}:", f"            ev_{event}(g, s, None)",
+                      "            ends += 1", "            if ends >= _MAX_SETTLE:",
+                      "                _unsettled()", "            continue"]
         lines += ["        out = []"] + _indented([ln for lines, _ in others for ln in lines], 4)
         lines += ["        out += throws", "        if not out:", "            _deadlock()",
-                  "        return out", "    _unsettled()"]
+                  "        return out"]
         forms = sorted(self.played_forms, key=lambda c: c.index)
         for kind, table in action_table(self.deck, self.player_limits[1], vocab.ACTION_KINDS,
                                         vocab.CARD_KINDS, vocab.TARGET_KINDS | vocab.SECOND_KINDS,
