@@ -50,6 +50,7 @@ MAX_SHARED = 20000  # compiled pieces a spec keeps for its rulesets to share
 CONTAINER = re.compile(r"\bs\.(\w+)\[")
 HOISTED = re.compile(r"\b_c_\w+\b")
 SET_BY_SETTLE = {"can_throw"}
+TARGET_READ = re.compile(r"\btarget((?:\.\w+)+)")  # an attribute of the target card: target.real.suit
 
 
 def _deadlock(ruleset_name: str):
@@ -440,10 +441,14 @@ class Ruleset:
             hand = f"_forms_{kind}(_c_hands[seat])" if kind in self.named_forms else "_c_hands[seat]"
             each = [f"for card in {hand}:"] + ([f"    if not ({cond(2)}): continue"] if levels[2] else [])
             lines.append(f"            row = {table}[seat]")
-            if kind in vocab.TARGET_KINDS:  # one unbeaten target (the usual case): no inner loop
+            if kind in vocab.TARGET_KINDS:  # one unbeaten target (the usual case): no inner loop,
+                # and what the conditions read of it read once
+                reads = sorted(set(TARGET_READ.findall(cond(3))))
+                one = TARGET_READ.sub(lambda m: "_t" + m.group(1).replace(".", "_"), cond(3))
                 lines += ["            if len(unbeaten) == 1:", "                target = unbeaten[0]",
                           "                at = target.index"]
-                lines += _indented(each + [f"    if {cond(3)}: {out}.append(row[card.index][at])"], 16)
+                lines += [f"                _t{r.replace('.', '_')} = target{r}" for r in reads]
+                lines += _indented(each + [f"    if {one}: {out}.append(row[card.index][at])"], 16)
                 lines.append("            else:")
                 lines += _indented(each + ["    crow = row[card.index]", "    for target in unbeaten:",
                                            f"        if {cond(3)}: {out}.append(crow[target.index])"], 16)
