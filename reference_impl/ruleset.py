@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
@@ -491,7 +492,14 @@ class Ruleset:
         lines += ["def settle(g, s):", "    ends = 0", "    while True:", "        if s.finished:",
                   "            return []", "        throws = []"]
         ends = [self._bout_end(event) for event in BOUT_ENDS]
-        lines += _indented(_prelude(used.union(pass_throws[1], *(n for _, n in ends))) + throw[0], 4)
+        # a value only one block reads is read in that block, when it runs; others once, first
+        blocks = [throw, pass_throws] + others
+        uses = Counter(n for _, names in blocks + ends for n in names)
+        shared = {n for n, k in uses.items() if k > 1}
+        throw, pass_throws, *others = [(_localized(lines, names - shared), names & shared)
+                                       for lines, names in blocks]
+        ends = [(_inlined(src, names - shared), names & shared) for src, names in ends]
+        lines += _indented(_prelude(shared) + throw[0], 4)
         lines += ["        if throws:", "            can = [False] * s.n", "            for a in throws:",
                   "                can[a[1]] = True", "            s.can_throw = can"]
         lines += _indented(pass_throws[0], 8) + self._order_lines(ns)
@@ -612,6 +620,33 @@ def _prelude(names) -> list[str]:
     """Each state value the clauses use, and each container they index, read once per call."""
     return [f"    {n} = s.{n[3:]}" if n.startswith("_c_") else f"    _v_{n} = {vocab.STATE[n].code}"
             for n in sorted(names)]
+
+
+def _code(name: str) -> str:
+    """The source that reads a `_c_` container or a `_v_` state value's name."""
+    return f"s.{name[3:]}" if name.startswith("_c_") else vocab.STATE[name].code
+
+
+def _local(name: str) -> str:
+    return name if name.startswith("_c_") else f"_v_{name}"
+
+
+def _inlined(src: str, names) -> str:
+    """`src` reading each of `names` from the state where it uses it."""
+    for n in names:
+        src = re.sub(rf"\b{_local(n)}\b", lambda _, n=n: f"({_code(n)})", src)
+    return src
+
+
+def _localized(lines: list[str], names) -> list[str]:
+    """A block (see Ruleset._block_lines) that reads `names` itself: in its condition, and once
+    at the start of its body for the loops."""
+    if not lines or not names:
+        return lines
+    body = "\n".join(lines[2:])
+    reads = [f"        {_local(n)} = {_code(n)}" for n in sorted(names)
+             if re.search(rf"\b{_local(n)}\b", body)]
+    return lines[:1] + [_inlined(lines[1], names)] + reads + lines[2:]
 
 
 def _container_local(match: re.Match) -> str:
