@@ -108,6 +108,10 @@ class Deck:
 
     def card(self, text) -> Card:
         """Parse one card in canonical notation, naming the bad text and a near match."""
+        if type(text) is str:  # the canonical text itself, as the protocol writes it
+            card = self.by_text.get(text)
+            if card is not None:
+                return card
         if not isinstance(text, str):
             raise NotationError(f"a card is a string like '9S', not {text!r}")
         t = text.strip().upper()
