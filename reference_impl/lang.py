@@ -571,17 +571,29 @@ class Compiler:
 def _pow(base, exponent):
     """base ** exponent with the exponent clamped to 0..MAX_POW, so the result stays an int of
     bounded size whatever the state."""
-    return base ** min(max(exponent, 0), MAX_POW)
+    if exponent < 0:
+        exponent = 0
+    elif exponent > MAX_POW:
+        exponent = MAX_POW
+    return base ** exponent
 
 
+# (key, seat) pairs: the seat of the least (greatest) key that is not None, the lowest seat on a
+# tie; None when every key is None. Plain loops, as these run inside decisions every bout.
 def _argmin(pairs):
-    best = min(((k, s) for k, s in pairs if k is not None), default=None)
-    return None if best is None else best[1]
+    best = seat = None
+    for k, s in pairs:
+        if k is not None and (best is None or k < best or k == best and s < seat):
+            best, seat = k, s
+    return seat
 
 
 def _argmax(pairs):
-    best = max(((k, -s) for k, s in pairs if k is not None), default=None)
-    return None if best is None else -best[1]
+    best = seat = None
+    for k, s in pairs:
+        if k is not None and (best is None or k > best or k == best and s < seat):
+            best, seat = k, s
+    return seat
 
 
 # The only globals generated code sees.
