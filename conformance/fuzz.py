@@ -68,6 +68,7 @@ EARLIER_LIKE = 3     # actions like the witness's last one tried after each pref
 BOUT_TRIES = 4       # bout starts of a witness tried as deals (without positions), latest first
 CARD_TESTS = 24      # engine runs spent dropping cards from a shrunk deal
 SYNC_EVERY = 50      # games between looks at a shared database for other workers' finds
+YOUNG = 10_000       # allocations between collections of the youngest generation, in a campaign
 SEED_EVERY = 10      # every this many games, an engine that takes positions gets one from the
                      # generated boundary cases of a clause side not reached yet
 
@@ -698,8 +699,12 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
     skipped, reason = 0, ""
     # The spec, the compiled rulesets and the engine live the whole campaign: frozen, they are
     # left out of the full collections that the states of the games set off (a fifth of the
-    # time of an in-process campaign went to traversing them again and again).
+    # time of an in-process campaign went to traversing them again and again). Every step builds
+    # states and lists that die young: collecting every YOUNG allocations, not every 700, leaves
+    # most of them to reference counting.
+    thresholds = gc.get_threshold()
     gc.freeze()
+    gc.set_threshold(max(thresholds[0], YOUNG), *thresholds[1:])
     try:
         while camp.game < games:
             rng = random.Random(master.getrandbits(64))
@@ -718,6 +723,7 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
     except KeyboardInterrupt:  # keep what was found; the command writes its reports
         result.interrupted, shrink = True, False
     finally:
+        gc.set_threshold(*thresholds)
         gc.unfreeze()
     result.seconds = time.perf_counter() - t0
     result.games, result.steps, result.skipped = camp.game, camp.lock.steps, skipped
