@@ -57,7 +57,8 @@ def _remove(hand, card):
 
 
 def clear_passes(g, s, a):
-    s.passed = [False] * s.n
+    if True in s.passed:  # else the list stays as it is: nobody has passed
+        s.passed = [False] * s.n
 
 
 def mark_passed(g, s, a):
@@ -234,7 +235,8 @@ def next_roles(g, s, a, *, after):
         g.decide("next_defender")
     s.defender = defender
     s.taking = False
-    s.passed = [False] * s.n
+    if True in s.passed:
+        s.passed = [False] * s.n
     s.bout_number += 1
     s.opener = s.last_adder = s.attacker
     s.defender_hand_at_start = len(s.hands[s.defender])
