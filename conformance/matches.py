@@ -29,6 +29,16 @@ from durak_spec.reference_impl.spec import Spec
 
 COMPARED = ("dealer", "first_attacker", "finish_order", "fool", "scores", "totals", "epaulettes",
             "next_dealer", "over")
+# Compared as false when left out: a deal called off for a redeal (rule deck.redeal) says so.
+FLAGS = ("redeal",)
+
+
+def _expect(result: dict) -> dict:
+    return {**{k: result[k] for k in COMPARED}, **{k: True for k in FLAGS if result.get(k)}}
+
+
+def _flag_differs(have: dict, expect: dict) -> str | None:
+    return next((k for k in FLAGS if bool(have.get(k)) != bool(expect.get(k))), None)
 
 
 class MatchCaseError(DurakError):
@@ -59,7 +69,7 @@ def record_match(spec: Spec, preset: str, players: int, seed: int, deals: int | 
             break
         result = match.record(game).to_json()
         out.append({"setup": cards, "script": script,
-                    "expect": {k: result[k] for k in COMPARED}})
+                    "expect": _expect(result)})
     rules = [rs.match_decisions[d].rule.id for d in ("deal_score", "next_dealer", "match_over")]
     return {"id": f"match/{preset}_{players}p_seed{seed}",
             "description": f"A match of {preset} with {players} players: {len(out)} deals scored "
@@ -100,6 +110,9 @@ def check_match_case(spec: Spec, case_id: str, data: dict) -> str | None:
                 if have[k] != d["expect"].get(k):
                     return (f"deal {i + 1}: {k} is {have[k]!r} by the spec, the case says "
                             f"{d['expect'].get(k)!r}")
+            flag = _flag_differs(have, d["expect"])
+            if flag:
+                return f"deal {i + 1}: {flag} is {bool(have.get(flag))} by the spec"
     except DurakError as exc:
         return str(exc)
     return None
@@ -156,10 +169,11 @@ def run_match_case(session: Session, case_id: str, data: dict, file: str = "") -
                 return _done(res, t0)
             if "epaulettes" not in have and rs.options["epaulettes"] == "none":
                 have["epaulettes"] = [0] * m["players"]  # nobody wears any: it may be left out
-            for k in COMPARED:
-                if have.get(k) != d["expect"][k]:
+            flag = _flag_differs(have, d["expect"])
+            for k in COMPARED + ((flag,) if flag else ()):
+                if k == flag or have.get(k) != d["expect"][k]:
                     res.status, res.check = "fail", f"score.{k}"
-                    res.want, res.have = d["expect"][k], have.get(k)
+                    res.want, res.have = d["expect"].get(k, False), have.get(k)
                     res.message = f"deal {i + 1}: {k}"
                     res.rule = _rule_of(rs, k)
                     return _done(res, t0)
@@ -178,7 +192,7 @@ def _rule_of(rs, key: str) -> str | None:
         return rs.match_decisions["next_dealer"].rule.id
     if key == "first_attacker":
         return rs.decisions["first_attacker"].rule.id
-    return {"finish_order": "end.standing", "fool": "end.fool"}.get(key)
+    return {"finish_order": "end.standing", "fool": "end.fool", "redeal": "deck.redeal"}.get(key)
 
 
 def _done(res: Result, t0: float) -> Result:

@@ -365,6 +365,7 @@ class Game:
         s.talon = list(setup.talon)
         s.trump_card = setup.trump
         s.hidden_card = setup.hidden
+        s.redealt = False
         s.trump_suit = None
         s.table = [list(p) for p in setup.table]
         s.discard = self._out_of_play(setup)

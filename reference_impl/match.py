@@ -5,6 +5,8 @@ decisions over the match vocabulary `vocab.MATCH`) decide what each player score
 the deal's winner, who deals next, whether the match is over, and the standings. Who opens the next
 deal is that deal's own start rule, which reads the previous fool and winner from its setup (the
 match fields of `Setup`). This module holds no rule: it keeps the tallies and asks the decisions.
+A deal called off for a redeal (rule deck.redeal) is void: it scores nothing, is not a deal of the
+match, and the same dealer deals again.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class DealResult:
     over: bool
     steps: int = 0
     failed: tuple[str, ...] = ()  # deal_end invariants that fail (none, unless the spec is broken)
+    redeal: bool = False  # the deal was void (rule deck.redeal); the same dealer deals again
 
     def to_json(self) -> dict:
         """The deal's result as the protocol's `score` command and match cases give it."""
@@ -46,7 +49,8 @@ class DealResult:
                 "places": list(self.places), "finish_order": list(self.finish_order),
                 "scores": list(self.scores), "epaulettes": list(self.epaulettes),
                 "totals": list(self.totals), "epaulette_totals": list(self.epaulette_totals),
-                "next_dealer": self.next_dealer, "over": self.over}
+                "next_dealer": self.next_dealer, "over": self.over,
+                **({"redeal": True} if self.redeal else {})}
 
 
 class MatchView:
@@ -101,6 +105,13 @@ def score_deal(ruleset: Ruleset, game: Game, number: int = 1, totals=None, epaul
     n = game.state.n
     totals = list(totals or [0] * n)
     epaulette_totals = list(epaulette_totals or [0] * n)
+    s = game.state
+    first = first_attacker if first_attacker is not None else game.setup.attacker
+    if s.redealt:  # void (rule deck.redeal): nothing scored, and the same dealer deals again
+        zero = (0,) * n
+        return DealResult(number, s.dealer, first, game.setup.seed, None, None, (False,) * n,
+                          zero, (), zero, zero, tuple(totals), tuple(epaulette_totals), s.dealer,
+                          False, s.steps, (), redeal=True)
     decide = ruleset.match_fns
     v = deal_view(ruleset, game, number, totals, epaulette_totals)
     scores = tuple(int(decide["deal_score"](v, x)) for x in range(n))
@@ -116,8 +127,6 @@ def score_deal(ruleset: Ruleset, game: Game, number: int = 1, totals=None, epaul
     v.next_dealer = next_dealer
     failed = tuple(inv["id"] for inv, c in ruleset.invariants
                    if inv["scope"] == "deal_end" and not c.fn(v, None, None))
-    s = game.state
-    first = first_attacker if first_attacker is not None else game.setup.attacker
     return DealResult(number, s.dealer, first, game.setup.seed, s.fool, winner, tuple(s.losers),
                       tuple(s.places), tuple(s.finish_order), scores, eps, tuple(v.score),
                       tuple(v.epaulettes), next_dealer, bool(decide["match_over"](v, None)),
@@ -132,6 +141,7 @@ class Match:
     players: int
     first_dealer: int | None = None
     deals: list[DealResult] = field(default_factory=list)
+    redeals: list[DealResult] = field(default_factory=list)  # void deals, which are not deals
     _first_attacker: int | None = field(default=None, repr=False)
 
     def __post_init__(self):
@@ -211,5 +221,5 @@ class Match:
         """Score a finished deal and add it to the match."""
         result = score_deal(self.ruleset, game, self.number, self.totals, self.epaulette_totals,
                             self._first_attacker)
-        self.deals.append(result)
+        (self.redeals if result.redeal else self.deals).append(result)
         return result

@@ -124,7 +124,9 @@ def cards_json(cards) -> list[str]:
 def state_json(s: State) -> dict:
     """The observable state, as the conformance suite compares it."""
     result = None
-    if s.finished:
+    if s.redealt:  # a void deal (rule deck.redeal): no fool, and not a draw
+        result = {"fool": None, "draw": False, "redeal": True, "finish_order": []}
+    elif s.finished:
         result = {"fool": s.fool, "draw": s.fool is None, "finish_order": list(s.finish_order)}
     out = {
         "players": s.n,
@@ -177,7 +179,7 @@ def protocol_state(s: State) -> dict:
             "talon_count": len(s.talon), "trump": s.trump_card.text, "table": table,
             "discard_count": len(s.discard), "attacker": s.attacker, "defender": s.defender,
             "taking": s.taking, "out": [i for i, o in enumerate(out) if o] if True in out else [],
-            "finished": s.finished, "fool": s.fool}
+            "finished": s.finished, "fool": s.fool, **({"redeal": True} if s.redealt else {})}
 
 
 def state_text(s: State) -> str:

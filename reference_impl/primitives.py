@@ -121,6 +121,14 @@ def reveal_hidden_card(g, s, a):
     s.trump_suit = g.decide_seat["trump_suit"](s, None)
 
 
+def void_deal(g, s, a):
+    """End the deal void (a redeal): nobody is the fool, nobody loses, nobody is placed; the
+    match deals again (reference_impl/match.py)."""
+    s.finished, s.redealt, s.fool = True, True, None
+    s.losers = (False,) * s.n
+    s.places = (0,) * s.n
+
+
 def transferer_attacks(g, s, a):
     s.attacker = s.transferer
 
@@ -247,7 +255,8 @@ PRIMITIVES = {
     "mark_passed": mark_passed, "mark_all_passed": mark_all_passed, "start_taking": start_taking,
     "move_defence_on": move_defence_on, "remember_shown": remember_shown,
     "swap_with_turn_up": swap_with_turn_up, "exchange_with_talon": exchange_with_talon,
-    "reveal_hidden_card": reveal_hidden_card, "transferer_attacks": transferer_attacks,
+    "reveal_hidden_card": reveal_hidden_card, "void_deal": void_deal,
+    "transferer_attacks": transferer_attacks,
     "discard_table": discard_table,
     "defender_picks_up": defender_picks_up, "replenish": replenish, "mark_out": mark_out,
     "check_end": check_end, "next_roles": next_roles,

@@ -80,7 +80,7 @@ class State:
         "transferer", "hand_size", "steps", "added_since_answer", "last_adder", "team",
         "team_play", "emptied", "losers", "places", "deal_number", "after_a_loss", "previous_fool",
         "previous_winner", "last_table", "last_taken", "shown", "laid_by", "exchanges",
-        "hidden_card",
+        "hidden_card", "redealt",
     )
 
     def clone(self) -> "State":

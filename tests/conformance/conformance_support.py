@@ -136,7 +136,7 @@ class VersionOneKinds(ReferenceEngine):
     """An engine of protocol 1's six action kinds: it lists no show, swap or exchange and refuses them as
     unknown; it declares no `action_kinds`."""
 
-    NEW = ("show", "swap", "exchange")
+    NEW = ("show", "swap", "exchange", "redeal")
 
     def hello(self):
         out = dict(ReferenceEngine.hello(self))
@@ -155,7 +155,7 @@ class VersionOneKinds(ReferenceEngine):
 
 # The same engine claiming the new kinds it does not play: the cases that need them fail.
 VersionOneKindsClaimingMore = declaring(VersionOneKinds, "VersionOneKindsClaimingMore",
-                                        action_kinds=["show", "swap", "exchange"])
+                                        action_kinds=["show", "swap", "exchange", "redeal"])
 
 # Declares a 36-card engine: cases dealt from other decks cannot be played on it.
 ThirtySixCards = declaring(ReferenceEngine, "ThirtySixCards", presets=["podkidnoy"],

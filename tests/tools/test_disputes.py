@@ -135,8 +135,8 @@ def test_lint_catches_an_option_whose_dispute_is_missing_from_the_register(spec_
 
 
 def test_lint_catches_an_option_claiming_an_open_dispute(spec_copy):
-    spec_copy.edit("options.yaml", "    disputes: [D27]\n", "    disputes: [D27, D17]\n")
-    assert any("settles D17, which disputes.yaml lists as open" in p
+    spec_copy.edit("options.yaml", "    disputes: [D27]\n", "    disputes: [D27, D33]\n")
+    assert any("settles D33, which disputes.yaml lists as open" in p
                for p in dispute_problems(spec_copy.load()))
 
 

@@ -133,3 +133,23 @@ def test_a_z3_model_that_drifts_from_its_primitive_is_caught(spec, monkeypatch):
             break
     assert found and all(f.startswith("hand[") for f in found), found
 
+
+
+@pytest.mark.parametrize("preset", ["marmot_tournament", "podkidnoy_colour_redeal"])
+def test_the_void_deal_of_a_redeal_agrees_with_its_z3_model(spec, preset, monkeypatch):
+    """Random games rarely call a redeal, so every deal below that allows one calls it."""
+    recorder = Recorder(monkeypatch)
+    ruleset = spec.ruleset(preset)
+    checked = 0
+    for n in PLAYERS:
+        m = Machine(ruleset, n)
+        for seed in range(40):
+            game = Game.from_seed(ruleset, n, seed)
+            calls = [a for a in game.legal_actions() if a.kind == "redeal"]
+            if calls:
+                game.apply_action(calls[0])
+            for name, kw, before, action, after, _ in recorder.calls:
+                assert not disagreements(m, name, kw, before, action, after), (preset, n, seed)
+                checked += name == "void_deal"
+            recorder.calls.clear()
+    assert checked >= 4

@@ -416,7 +416,8 @@ def test_bad_verify_arguments_get_one_line_and_exit_2(args, message):
     assert result.exit_code == 2 and message in result.output
 
 
-REVEAL_STEP = '    - {do: reveal_hidden_card, when: "opt.changeable_trump and hidden_card and talon_count < 2"}\n'
+REVEAL_STEP = ('\n               {do: reveal_hidden_card, when: "opt.changeable_trump and hidden_card and '
+               'talon_count < 2"},')
 
 
 def test_the_hidden_card_is_proved_turned_up_only_while_the_flow_turns_it_up(spec, spec_copy):
@@ -431,3 +432,16 @@ def test_the_hidden_card_is_proved_turned_up_only_while_the_flow_turns_it_up(spe
     broken = verify_preset(str(spec_copy.root), "changeable_trump", {}, [2], 2, equivalences=False)
     assert broken.cells[cell].status != "proved", broken.cells[cell]
     assert broken.cells[("inv.hidden_card_under_turn_up", "bout_beaten_off")].status == "proved"
+
+
+def test_a_redeal_window_that_lets_play_be_undone_breaks_the_redeal_invariant(spec, spec_copy):
+    """inv.redeal_before_play is proved for the redeal step; with rule deck.redeal_window gone
+    it is not."""
+    cell = ("inv.redeal_before_play", "redeal")
+    proved = verify_preset(str(spec.root), "marmot_tournament", {}, [2], 2, equivalences=False)
+    assert proved.cells[cell].status == "proved"
+    spec_copy.edit("rules/deck.yaml",
+                   'clause: "bout_number == 1 and beaten_bouts == 0 and table_attack_count == 0"',
+                   'clause: "True"')
+    broken = verify_preset(str(spec_copy.root), "marmot_tournament", {}, [2], 2, equivalences=False)
+    assert broken.cells[cell].status != "proved", broken.cells[cell]

@@ -193,6 +193,7 @@ def rule_variant(spec: Spec, ruleset, position: Position, action: Action | None 
                              for d in _decisions(state, ruling.outcome)]
             if after.is_terminal():
                 ruling.scoring = score_deal(ruleset, after).to_json()
+            if after.is_terminal() and not after.state.redealt:
                 ruling.rules += [("scores", ruleset.match_decisions[d].rule)
                                  for d in ("deal_score", "deal_epaulettes", "next_dealer")]
             consulted += _flow_options(spec, [act.kind] + events)
@@ -225,6 +226,11 @@ def _explain(game: Game, action: Action, settled: Rule | None) -> tuple[str, str
 
 def _outcome(before: dict, after: dict, act: Action | None = None) -> tuple[dict, list[str]]:
     """What the action led to, and the bout-end events that ran."""
+    if (after.get("result") or {}).get("redeal"):  # rule deck.redeal: the deal is void
+        return {"bout": "redeal", "finished": True, "fool": None, "draw": False, "redeal": True,
+                "went_out": [], "drew": False,
+                "text": "the deal is called off for a redeal: nobody is the fool, nothing is "
+                        "scored, and the same dealer deals again"}, []
     beaten = after["beaten_bouts"] > before["beaten_bouts"]
     ended = beaten or after["bout"] > before["bout"] or after["finished"]
     if not ended:
@@ -268,7 +274,7 @@ def _outcome(before: dict, after: dict, act: Action | None = None) -> tuple[dict
 
 def _decisions(before: dict, outcome: dict) -> list[str]:
     """The decisions (rules with `decides:`) that shaped the outcome."""
-    if outcome["bout"] == "continues":
+    if outcome["bout"] in ("continues", "redeal"):
         return []
     names = ["bout_beaten_off" if outcome["bout"] == "beaten_off" else "bout_taken"]
     if outcome.get("returned"):

@@ -380,6 +380,7 @@ class Machine:
                   A <= self.nsuits * zint(nar), 2 * A - U <= self.nsuits * zint(ntr)]
         facts += [z3.Implies(zbool(a), zbool(t)) for a, t in zip(ar, tr)]
         facts.append(self.trump_decided(s))
+        facts.append(z3.Implies(zbool(f["redealt"]), z3.And(zbool(f["finished"]), zbool(f["fool_none"]))))
         facts.append(z3.Implies(zbool(f["hidden"]), zbool(self.trump_decided(s, f["hidden_trump"]))))
         if not self.ruleset.turn_up_hidden:  # no card lies hidden (rule deck.changeable_trump)
             facts.append(z3.Not(zbool(f["hidden"])))
@@ -389,7 +390,7 @@ class Machine:
         """The facts a Setup position implies (Game._initial_state derives these fields), so a
         model satisfying them can be written as a conformance case."""
         n, f = self.n, s.f
-        facts = [z3.Not(zbool(f["finished"])), zbool(f["fool_none"]),
+        facts = [z3.Not(zbool(f["finished"])), zbool(f["fool_none"]), z3.Not(zbool(f["redealt"])),
                  zint(f["opener"]) == f["attacker"], zint(f["last_attacker"]) == f["attacker"],
                  zint(f["last_defender"]) == f["defender"], zint(f["attacker"]) != f["defender"],
                  zint(f["dhs"]) == s.hand_of(f["defender"]) + zint(f["A"]) - f["U"],
@@ -414,6 +415,7 @@ class Machine:
         facts = [zint(f["talon"]) == self.deck_size - n * size, zint(f["A"]) == 0, zint(f["U"]) == 0,
                  zint(f["added"]) == 0,
                  zint(f["discard"]) == 0, z3.Not(zbool(f["taking"])), z3.Not(zbool(f["finished"])),
+                 z3.Not(zbool(f["redealt"])),
                  zbool(f["fool_none"]), zint(f["bout"]) == 1, zint(f["beaten"]) == 0,
                  z3.Implies(zint(f["deal"]) == 1, z3.And(zint(f["dealer"]) == n - 1,
                                                          z3.Not(zbool(f["after_loss"]))))]
@@ -517,6 +519,11 @@ def reveal_hidden_card(m, s, a):
     return s.replace(hidden=False, trump=s.hidden_trump, hidden_trump=-1)
 
 
+def void_deal(m, s, a):
+    """The deal ends void: finished, with no fool (the losers and places are not modelled)."""
+    return s.replace(finished=True, redealt=True, fool_none=True)
+
+
 def transferer_attacks(m, s, a):
     return s.replace(attacker=s.transferer)
 
@@ -614,7 +621,8 @@ PRIMITIVES = {
     "mark_passed": mark_passed, "mark_all_passed": mark_all_passed, "start_taking": start_taking,
     "move_defence_on": move_defence_on, "remember_shown": remember_shown,
     "swap_with_turn_up": swap_with_turn_up, "exchange_with_talon": exchange_with_talon,
-    "reveal_hidden_card": reveal_hidden_card, "transferer_attacks": transferer_attacks,
+    "reveal_hidden_card": reveal_hidden_card, "void_deal": void_deal,
+    "transferer_attacks": transferer_attacks,
     "discard_table": discard_table,
     "defender_picks_up": defender_picks_up, "replenish": replenish, "mark_out": mark_out,
     "check_end": check_end, "next_roles": next_roles,

@@ -37,7 +37,7 @@ SCALAR_INTS = ("talon", "A", "U", "discard", "attacker", "defender", "opener", "
                "fool", "added", "last_adder", "deal", "prev_fool", "prev_winner", "hidden_trump")
 # `hidden`: a card lies face down under the turn-up (changeable trump); `hidden_trump` is the
 # trump number rule deck.trump decides from that card once it is turned up.
-SCALAR_BOOLS = ("taking", "finished", "fool_none", "after_loss", "hidden")
+SCALAR_BOOLS = ("taking", "finished", "fool_none", "after_loss", "hidden", "redealt")
 SEAT_INTS = ("hand", "drew", "after_draw", "exchanges")
 SEAT_BOOLS = ("passed", "out", "short")
 RANK_BOOLS = ("table_ranks", "attack_ranks")
@@ -333,6 +333,7 @@ _VALUES = {
     "talon_count": lambda s, f: f["talon"],
     "turn_up_rank": lambda s, f: s.havoc(("turn_up_rank",), s._turn_up_rank),
     "hidden_card": lambda s, f: f["hidden"],
+    "redealt": lambda s, f: f["redealt"],
     "discard_count": lambda s, f: f["discard"],
     "deck_size": lambda s, f: s.machine.deck_size,
     "bout_number": lambda s, f: f["bout"],
@@ -397,7 +398,7 @@ def concrete(machine, s) -> SymState:
         "deal": s.deal_number, "prev_fool": s.previous_fool, "prev_winner": s.previous_winner,
         "after_loss": s.after_a_loss,
         "hidden": s.hidden_card is not None, "hidden_trump": _hidden_trump(machine, s),
-        "taking": s.taking, "finished": s.finished,
+        "taking": s.taking, "finished": s.finished, "redealt": s.redealt,
         "hand": [len(h) for h in s.hands], "drew": list(s.drew), "after_draw": list(s.after_draw),
         "exchanges": list(s.exchanges),
         "passed": list(s.passed), "out": list(s.out), "short": list(s.short_after_draw),
