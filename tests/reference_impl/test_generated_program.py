@@ -30,8 +30,8 @@ def test_removing_replenish_from_a_flow_event_stops_the_draw(spec, spec_copy):
     shipped = play(start(spec, BEATEN), "0 attack 9S", "1 cover 9S with JS")  # nothing to add
     assert shipped.full_state()["hands"] == [["6S", "7S", "8S", "TC", "AH"], ["7D"]]
 
-    spec_copy.edit("flow.yaml", "bout_beaten_off: [discard_table, replenish, mark_out",
-                   "bout_beaten_off: [discard_table, mark_out")
+    spec_copy.edit("flow.yaml", "bout_beaten_off:\n    - discard_table\n    - replenish\n",
+                   "bout_beaten_off:\n    - discard_table\n")
     edited = play(start(spec_copy.load(), BEATEN), "0 attack 9S", "1 cover 9S with JS")
     assert edited.full_state()["hands"] == [["TC"], ["7D"]]
     assert edited.full_state()["bout"] == 2

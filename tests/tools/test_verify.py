@@ -416,8 +416,7 @@ def test_bad_verify_arguments_get_one_line_and_exit_2(args, message):
     assert result.exit_code == 2 and message in result.output
 
 
-REVEAL_STEP = ('\n               {do: reveal_hidden_card, when: "opt.changeable_trump and hidden_card and '
-               'talon_count < 2"},')
+REVEAL_STEP = '    - {do: reveal_hidden_card, when: "opt.changeable_trump and hidden_card and talon_count < 2"}\n'
 
 
 def test_the_hidden_card_is_proved_turned_up_only_while_the_flow_turns_it_up(spec, spec_copy):
