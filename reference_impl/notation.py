@@ -175,11 +175,14 @@ def protocol_state(s: State) -> dict:
     hands, out, table = s.hands, s.out, []
     for a, d in s.table:  # plain loops and map: a comprehension is a function call in 3.11
         table.append([a.text, d.text if d is not None else None])
-    return {"hands": list(map(_hand_texts, hands)), "hand_sizes": list(map(len, hands)),
-            "talon_count": len(s.talon), "trump": s.trump_card.text, "table": table,
-            "discard_count": len(s.discard), "attacker": s.attacker, "defender": s.defender,
-            "taking": s.taking, "out": [i for i, o in enumerate(out) if o] if True in out else [],
-            "finished": s.finished, "fool": s.fool, **({"redeal": True} if s.redealt else {})}
+    state = {"hands": list(map(_hand_texts, hands)), "hand_sizes": list(map(len, hands)),
+             "talon_count": len(s.talon), "trump": s.trump_card.text, "table": table,
+             "discard_count": len(s.discard), "attacker": s.attacker, "defender": s.defender,
+             "taking": s.taking, "out": [i for i, o in enumerate(out) if o] if True in out else [],
+             "finished": s.finished, "fool": s.fool}
+    if s.redealt:  # a void deal (rule deck.redeal); left out otherwise
+        state["redeal"] = True
+    return state
 
 
 def state_text(s: State) -> str:
