@@ -21,11 +21,11 @@ from durak_spec.reference_impl.spec import load_spec
 sys.path.insert(0, str(Path(__file__).parent))
 
 
-# Presets of other decks, trumps, card strength and deals (and the Weli's named suits), timed
-# beside podkidnoy.
+# Presets of other decks, trumps, card strength and deals (and the Weli's named suits, the
+# changeable trump's reveal, the redeal), timed beside podkidnoy.
 VARIANTS = ("full_deck", "full_deck_jokers", "full_deck_jokers_low", "two_packs", "without_trumps",
             "spades_by_spades", "crazy_durak", "lowest_trump_beats_ace", "summary", "albanian",
-            "railway", "weli")
+            "railway", "weli", "changeable_trump", "podkidnoy_colour_redeal")
 
 
 def reference(players: int, games: int, seed: int, preset: str = "podkidnoy"):

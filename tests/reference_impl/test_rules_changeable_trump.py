@@ -109,3 +109,8 @@ def test_a_setup_with_its_hidden_card_reads_and_writes_the_same(durak):
     data = {"hands": HANDS, "talon": TALON, "trump": "AH", "hidden": "7S", "dealer": 1}
     again = Setup.from_json(data, rs.deck).to_json()
     assert again["hidden"] == "7S" and Setup.from_json(again, rs.deck).to_json() == again
+
+
+def test_a_turn_up_on_top_of_the_talon_has_no_hidden_card_under_it(durak):
+    rs = durak.ruleset(PRESET, turn_up_place="top")
+    assert not rs.turn_up_hidden and Setup.deal(rs, 3, seed=5).hidden is None
