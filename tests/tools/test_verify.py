@@ -25,10 +25,11 @@ from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.lang import SEAT, STR
 from durak_spec.reference_impl.primitives import PRIMITIVES
 from durak_spec.reference_impl.ruleset import SEAT_DECISIONS
+from durak_spec.tools.verify.backend.concrete import realize, replay
 from durak_spec.tools.verify.backend.machine import PRIMITIVES as SYMBOLIC
 from durak_spec.tools.verify.backend.machine import RESULT_DECISIONS, Machine
-from durak_spec.tools.verify.backend.state import CALL_NAMES, VALUE_NAMES, concrete
-from durak_spec.tools.verify.backend.values import V, simp
+from durak_spec.tools.verify.backend.state import CALL_NAMES, VALUE_NAMES, SymState, concrete
+from durak_spec.tools.verify.backend.values import V, simp, zbool, zint
 from durak_spec.tools.verify.boundary import generate, generate_fresh
 from durak_spec.tools.verify.equiv import compare
 from durak_spec.tools.verify.invariants import Induction, properties
@@ -444,3 +445,25 @@ def test_a_redeal_window_that_lets_play_be_undone_breaks_the_redeal_invariant(sp
                    'clause: "True"')
     broken = verify_preset(str(spec_copy.root), "marmot_tournament", {}, [2], 2, equivalences=False)
     assert broken.cells[cell].status != "proved", broken.cells[cell]
+
+
+def test_a_position_z3_finds_with_a_hidden_card_is_written_with_it_and_replays(spec):
+    """A counterexample's cards (tools/verify/backend/concrete.py) lay a hidden card of the suit
+    the abstract state makes trump under the turn-up, and the interpreter takes the setup."""
+    rs = spec.ruleset("changeable_trump")
+    m = Machine(rs, 2)
+    s0 = SymState.fresh(m)
+    f = s0.f
+    query = [m.well_formed(s0), m.expressible(s0), m.settled(s0), zbool(f["hidden"]),
+             zint(f["talon"]) == 5, zint(f["A"]) == 0, zint(f["hand"][0]) == 6,
+             zint(f["hand"][1]) == 6, zint(f["discard"]) == 19, zint(f["hidden_trump"]) != f["trump"]]
+    solver = z3.Solver()
+    solver.add([zbool(q) for q in query] + [zbool(c) for c in m.side])
+    assert solver.check() == z3.sat
+    model = solver.model()
+    position = realize(m, model, s0, [], query)
+    assert position is not None and position.setup["hidden"] == position.setup["talon"][-1]
+    game, why = replay(rs, position)
+    assert game is not None, why
+    hidden = game.state.hidden_card
+    assert m.suits.index(hidden.suit) == model.eval(f["hidden_trump"]).as_long()

@@ -57,6 +57,7 @@ class Cards:
 
     def __init__(self, m, model, s0: SymState, steps: list[Step], query: list, views=()):
         self.m, self.s0, self.steps, self.query, self.views = m, s0, steps, query, list(views)
+        self.model = model
         self.deck = m.ruleset.deck
         self.n = m.n
         f = s0.f
@@ -68,6 +69,9 @@ class Cards:
         self.C = self.A - self.U
         self.z = [z3.Int(f"zone[{c.text}]") for c in self.deck.cards]
         self.suit = {c: m.suits.index(c.suit) for c in self.deck.cards}
+        # a card hidden under the turn-up (changeable trump), of the suit it makes trump
+        self.hidden = bool(value(model, f["hidden"])) and self.talon >= 2
+        self.hidden_suit = value(model, f["hidden_trump"])
 
     # zones: seats 0..n-1, talon n, discard n+1, attack slot k at n+2+k, cover slot k at n+2+A+k
     def attack_zone(self, k):
@@ -100,6 +104,10 @@ class Cards:
         for name, where in (("attack_ranks", on_attack), ("table_ranks", on_table)):
             for r, present in enumerate(f[name]):
                 out.append(zbool(present) == z3.Or([where[c.index] for c in cards if c.rank == r] or [False]))
+        if self.hidden and self.hidden_suit >= 0:  # the talon holds a card for it, beside the turn-up
+            need = 2 if self.hidden_suit == value(self.model, f["trump"]) else 1
+            out.append(z3.Sum([z3.If(z[c.index] == self.n, 1, 0) for c in cards
+                               if self.suit[c] == self.hidden_suit]) >= need)
         trump = f["trump"]
         pairs = [(self.slot_card(self.attack_zone(k)), self.slot_card(self.cover_zone(k)))
                  for k in range(self.C)]
@@ -184,6 +192,11 @@ class Cards:
             rest = [c for c in talon if c is not trump]
             # the turn-up's place in the talon (definition turn_up_on_top, rule deck.trump)
             talon = [trump] + rest if self.m.ruleset.turn_up_place == "top" else rest + [trump]
+            if self.hidden:  # the last card, under the turn-up (rule deck.changeable_trump)
+                hidden = next((c for c in rest if self.hidden_suit < 0
+                               or self.suit[c] == self.hidden_suit), None)
+                if hidden is not None:
+                    talon = [c for c in rest if c is not hidden] + [trump, hidden]
         else:
             spare = [c for c in cards if c.suit == trump_suit]
             trump = next((c for c in spare if zone[c] == n + 1), spare[0])
@@ -195,6 +208,8 @@ class Cards:
         setup = {"hands": hands, "talon": [c.text for c in talon], "trump": trump.text,
                  "dealer": value(model, f["dealer"]), "attacker": value(model, f["attacker"]),
                  "defender": value(model, f["defender"])}
+        if self.hidden and len(talon) >= 2 and talon[-2] is trump:
+            setup["hidden"] = talon[-1].text
         if table:
             setup["table"] = table
         if value(model, f["taking"]):
