@@ -3,8 +3,15 @@ ends, and the options of a match that have an effect (read by the match rules, n
 
 from __future__ import annotations
 
-from durak_spec.tools.verify.match import ends_within, prove_deal_end
+import json
+
+import jsonschema
+from rich.console import Console
+
+from durak_spec.tools.verify.match import ends_within, prove_deal_end, render_matches, verify_match
 from durak_spec.tools.verify.presets import dead_options
+from durak_spec.tools.verify.report import SCHEMA, verify_report
+from durak_spec.tools.verify.run import PresetReport
 
 
 def test_every_ladder_match_ends_within_its_number_of_deals(spec):
@@ -39,3 +46,44 @@ def test_the_winner_is_proved_not_a_loser_and_a_winner_rule_that_ignores_losers_
                             'clause: "argmin(place(x) for x in seats)"').load()
     status = prove_deal_end(broken.ruleset("podkidnoy_teams"), 4)["inv.winner_not_loser"]
     assert status.startswith("counterexample at 4 players")
+
+
+def _table_and_json(match):
+    """The match table as printed, and the preset's match entry of `durak verify --report`."""
+    report = PresetReport(match.preset, [], {}, list(match.players), match=match)
+    console = Console(record=True, width=300)
+    render_matches(console, [report])
+    full = verify_report([report], 0, 0.0, {})
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(full)
+    return console.export_text(), full["presets"][0]["match"]
+
+
+def test_a_redeal_makes_the_deals_dealt_unbounded_and_the_bound_counts_the_deals_of_the_match(
+        spec, spec_copy):
+    """marmot_tournament lets a two-suited hand call a redeal (deck.redeal): its bound is on the
+    deals that count, and the table and the report say that void deals are not bounded. The same
+    preset in a copy of the spec without the redeal option has the same bound and no such claim,
+    so the claim comes from the option, not from the preset's name."""
+    with_redeal = verify_match(spec.ruleset("marmot_tournament"), [2])
+    assert with_redeal.void_deals[0] == "deck.redeal"
+    text, entry = _table_and_json(with_redeal)
+    assert "10 deals + redeals: unbounded" in text and "no rule limits the void deals" in text
+    assert entry["ends_within"] == {"2": 10}
+    assert entry["void_deals"]["bounded"] is False and "deck.redeal" in entry["void_deals"]["rules"]
+    assert "not bounded" in entry["void_deals"]["note"]
+
+    plain = spec_copy.edit("presets.yaml", "      redeal: two_suits\n", "").load()
+    without = verify_match(plain.ruleset("marmot_tournament"), [2])
+    assert without.ends_within == with_redeal.ends_within and without.void_deals == []
+    text, entry = _table_and_json(without)
+    assert "redeal" not in text and "void" not in text
+    assert entry["void_deals"] == {"rules": [], "bounded": True, "note": ""}
+
+
+def test_a_redeal_is_read_from_the_flow_so_a_redeal_that_does_not_void_the_deal_is_not_one(
+        spec_copy):
+    """The claim follows the flow: an action kind whose event runs void_deal. With the redeal's
+    event emptied in a copy, calling one voids nothing, and no deal is void."""
+    assert verify_match(spec_copy.load().ruleset("podkidnoy_colour_redeal"), [2]).void_deals
+    broken = spec_copy.edit("flow.yaml", "  redeal: [void_deal]\n", "  redeal: []\n").load()
+    assert verify_match(broken.ruleset("podkidnoy_colour_redeal"), [2]).void_deals == []

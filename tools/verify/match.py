@@ -8,6 +8,9 @@ before the deal. What the deal guarantees about it is assumed: the deal_end inva
 (tests/reference_impl/test_match_machine.py). Every other deal_end invariant is proved from the
 scoring and match clauses. Then bounded model checking over whole matches finds the number of
 deals within which every match ends under its end rule, or a run of results that never ends it.
+Those are deals of the match: a deal called off for a redeal (the flow runs the primitive
+void_deal) is void and does not count, so where one can be, the report says that void deals are
+not bounded (`void_deal_rules`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import z3
 
 from durak_spec.reference_impl import vocab
 from durak_spec.reference_impl.lang import SEAT
+from durak_spec.reference_impl.primitives import PRIMITIVES
 from durak_spec.tools.verify.backend.translate import Translator
 from durak_spec.tools.verify.backend.values import Opt, V, differs, pick, simp, zbool, zint
 
@@ -150,7 +154,17 @@ class MatchReport:
     players: list
     proved: dict = field(default_factory=dict)  # invariant id -> "proved" | "assumed" | failure text
     ends_within: dict = field(default_factory=dict)  # players -> deals, or None with the reason
+    void_deals: list = field(default_factory=list)  # the rules under which a deal can be void
     notes: dict = field(default_factory=dict)
+
+    def void_note(self) -> str:
+        """What the bound leaves out, in words: '' when no deal can be void."""
+        if not self.void_deals:
+            return ""
+        return (f"a deal may be called off for a redeal ({', '.join(self.void_deals)}): a void "
+                f"deal is not a deal of the match and leaves its tallies, deal number and dealer "
+                f"as they were, so the bound counts only the deals that count; no rule limits "
+                f"the void deals, so the deals dealt in a match are not bounded")
     seconds: float = 0.0
 
 
@@ -263,6 +277,20 @@ def ends_within(ruleset, n: int, cap: int = MAX_DEALS) -> tuple[int | None, str]
     return None, f"no bound found within {cap} deals"
 
 
+def void_deal_rules(ruleset) -> list[str]:
+    """The rules under which a deal can end void: the legality rules of its own (applying to no
+    other kind) of each action kind whose flow event runs the primitive void_deal (a redeal), when
+    that kind can be legal under the ruleset (no clause of it is constantly false). Empty when no
+    deal can be void."""
+    void = PRIMITIVES["void_deal"]
+    kinds = [k for k in vocab.ACTION_KINDS
+             if any(getattr(fn, "func", fn) is void for fn, _ in ruleset.flow.get(k, ()))
+             and not any(cr.clause.const and not cr.clause.value for cr in ruleset.legality[k])]
+    crs = [cr for k in kinds for cr in ruleset.legality[k]]
+    own = [cr.rule.id for cr in crs if set(cr.rule.applies_to) <= set(kinds)]
+    return list(dict.fromkeys(own or [f"action {k}" for k in kinds]))
+
+
 def verify_match(ruleset, players) -> MatchReport:
     import time
     started = time.perf_counter()
@@ -273,6 +301,7 @@ def verify_match(ruleset, players) -> MatchReport:
             if old is None or old in ("proved", "assumed"):
                 report.proved[inv_id] = status
         report.ends_within[n] = ends_within(ruleset, n)
+    report.void_deals = void_deal_rules(ruleset)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -306,17 +335,19 @@ def render_matches(console, reports, only: str | None = None) -> int:
             problems += status not in ("proved", "assumed", "")
         ends = sorted(m.ends_within.items())
         if any(k is None for _, (k, _) in ends):
-            row.append("no bound (below)")
+            cell = "no bound (below)"
         elif len({k for _, (k, _) in ends}) == 1:
-            row.append(f"{ends[0][1][0]} deals")
+            cell = f"{ends[0][1][0]} deals"
         else:
-            row.append(", ".join(f"{n}: {k}" for n, (k, _) in ends))
+            cell = ", ".join(f"{n}: {k}" for n, (k, _) in ends)
+        row.append(cell + (" + redeals: unbounded (below)" if m.void_deals else ""))
         table.add_row(*row)
     console.print(table)
     for r in reports:
         why = next((why for _, (k, why) in sorted(r.match.ends_within.items()) if k is None), None)
-        if why:
-            console.print(f"  {r.preset}: {why}", highlight=False)
+        for text in (why, r.match.void_note()):
+            if text:
+                console.print(f"  {r.preset}: {text}", highlight=False)
     for r in reports:
         for i, status in r.match.proved.items():
             if status not in ("proved", "assumed") and (not only or i == only):

@@ -37,8 +37,13 @@ def preset_entry(report) -> dict:
                                       "equal_players": list(f.equal_players),
                                       "interpreter_agrees": f.agrees, "note": f.note})
     if report.match is not None:
-        entry["match"] = {"players": sorted(report.match.players),
-                          "invariants": dict(report.match.proved)}
+        m = report.match
+        ends = sorted(m.ends_within.items())
+        entry["match"] = {"players": sorted(m.players), "invariants": dict(m.proved),
+                          "ends_within": {str(n): k for n, (k, _) in ends},
+                          "ends_within_note": next((why for _, (k, why) in ends if k is None), ""),
+                          "void_deals": {"rules": list(m.void_deals), "bounded": not m.void_deals,
+                                         "note": m.void_note()}}
     return entry
 
 
