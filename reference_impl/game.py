@@ -202,11 +202,17 @@ class Setup:
                 raise SetupError(f"seat {seat} is out but holds {len(self.hands[seat])} card(s)", "out")
             if seat in (self.attacker, self.defender):
                 raise SetupError(f"seat {seat} is out and cannot attack or defend", "out")
-        if not self.talon and not self.table:
+        if not self.table:
             for seat, hand in enumerate(self.hands):
-                if not hand and seat not in self.out:
+                if hand or seat in self.out:
+                    continue
+                if not self.talon:
                     raise SetupError(f"seat {seat} holds no cards and the talon is empty, so that "
                                      f"player is already out: list the seat under out", f"hands[{seat}]")
+                # every player draws up after each bout, and one left short emptied the talon
+                raise SetupError(f"seat {seat} holds no cards at the start of a bout while the "
+                                 f"talon holds {len(self.talon)}: every player draws up after "
+                                 f"each bout, so no deal reaches this position", f"hands[{seat}]")
         if self.table and (self.attacker is None or self.defender is None):
             raise SetupError("a position with cards on the table must name its attacker and defender",
                              "table")

@@ -71,6 +71,8 @@ def _setup_file(tmp_path, data):
     ({"hands": [["9S"], ["7H"]], "talon": ["AH"], "trump": "AH", "colour": 1}, "unknown field"),
     ({"hands": [["9S"], []], "talon": [], "trump": "AH"}, "seat 1 holds no cards and the talon is empty"),
     ({"hands": [["9S"], [], ["7S"]], "talon": [], "trump": "AH"}, "list the seat under out"),
+    ({"hands": [[], ["6S"]], "talon": ["8S", "7S"], "trump": "7S"},
+     "seat 0 holds no cards at the start of a bout while the talon holds 2"),
 ])
 def test_setups_that_cannot_be_dealt_are_rejected_with_the_field(tmp_path, data, message):
     result = run("deal", _setup_file(tmp_path, data))
