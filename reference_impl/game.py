@@ -219,7 +219,6 @@ class Setup:
         if self.defender is not None and self.defender == self.attacker:
             raise SetupError("the attacker and the defender are the same seat", "defender")
 
-
     def _zones(self) -> list[list[Card]]:
         """The cards of each zone: hands by seat, the talon, then the table's pairs."""
         return self.hands + [self.talon] + [[c for c in pair if c is not None] for pair in self.table]

@@ -618,8 +618,7 @@ def _with_forms(forms: dict, hand: list) -> list:
 
 def _prelude(names) -> list[str]:
     """Each state value the clauses use, and each container they index, read once per call."""
-    return [f"    {n} = s.{n[3:]}" if n.startswith("_c_") else f"    _v_{n} = {vocab.STATE[n].code}"
-            for n in sorted(names)]
+    return [f"    {_local(n)} = {_code(n)}" for n in sorted(names)]
 
 
 def _code(name: str) -> str:
