@@ -24,8 +24,9 @@ MAX_NODES = 1_000_000
 MAX_DEPTH = 100
 # Python refuses to convert longer integer strings (sys.get_int_max_str_digits); say so cleanly.
 MAX_DIGITS = 4300
-# The C parser builds nested collections by recursion in C: text that could nest deeper than this
-# is checked event by event (iteratively) before it is handed to it.
+# The C parser builds nested collections by recursion in C, and a release may stop at a nesting
+# limit of its own: text that could nest deeper than this is checked event by event (iteratively,
+# against MAX_DEPTH) before it is handed to it.
 _C_SAFE_OPENERS = 5000
 
 
@@ -142,16 +143,23 @@ else:  # pragma: no cover - PyYAML built without libyaml
 
 
 def _check_event_depth(text: str) -> None:
-    """Walk the parser's events (iteratively) and refuse nesting deeper than MAX_DEPTH before
-    a recursive composer sees it."""
+    """Walk the events of the pure-Python parser (an iterative state machine that reads lazily,
+    with no nesting limit of its own) and refuse nesting deeper than MAX_DEPTH, naming where it
+    starts. Our bound is enforced here, whatever limit and wording a release of libyaml has; a
+    syntax error the walk meets is left for the loader to report."""
     depth = 0
-    for event in yaml.parse(text, Loader=_CBase):
-        if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise _LimitError(f"nested more than {MAX_DEPTH} levels deep", event.start_mark)
-        elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise _LimitError(f"nested more than {MAX_DEPTH} levels deep", event.start_mark)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except _LimitError:
+        raise
+    except yaml.YAMLError:
+        return
 
 
 def _tree_depth_ok(data) -> bool:
@@ -175,7 +183,15 @@ def parse_text(text: str, file: str = "<input>"):
     try:
         if fast and sum(text.count(c) for c in "[{-?:") > _C_SAFE_OPENERS:
             _check_event_depth(text)
-        data = yaml.load(text, Loader=_FastGuardedLoader if fast else _GuardedLoader)  # noqa: S506
+        try:
+            data = yaml.load(text, Loader=_FastGuardedLoader if fast else _GuardedLoader)  # noqa: S506
+        except (yaml.YAMLError, RecursionError):
+            # The parser may stop at a nesting limit of its own before ours: say ours first.
+            _check_event_depth(text)
+            raise
+        if fast and not _tree_depth_ok(data):
+            _check_event_depth(text)
+            raise InputError(file, f"is nested more than {MAX_DEPTH} levels deep")
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise InputError(file, f"{_mark_text(mark)}{exc.problem or exc.context}") from None
@@ -185,8 +201,6 @@ def parse_text(text: str, file: str = "<input>"):
         raise InputError(file, f"is nested too deeply (the limit is {MAX_DEPTH} levels)") from None
     except ValueError as exc:  # a number Python refuses to convert
         raise InputError(file, str(exc).split(";")[0]) from None
-    if fast and not _tree_depth_ok(data):
-        raise InputError(file, f"is nested more than {MAX_DEPTH} levels deep")
     return data
 
 
