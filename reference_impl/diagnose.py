@@ -488,8 +488,9 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
             for kinds_, key in groups:  # the order rules serve one seat first, as settle does
                 seats = {a.seat for a in allowed if a.kind in kinds_}
                 if len(seats) > 1:
-                    first = min((key(s, seat, None, None), seat) for seat in seats)[1]
-                    allowed = {a for a in allowed if a.kind not in kinds_ or a.seat == first}
+                    keys = {seat: key(s, seat, None, None) for seat in seats}
+                    low = min(keys.values())
+                    allowed = {a for a in allowed if a.kind not in kinds_ or keys[a.seat] == low}
         finally:
             s.can_throw, s.any_throw = saved
         return allowed

@@ -559,7 +559,8 @@ class Ruleset:
                 "    return order"]
 
     def _order_lines(self, ns: dict) -> list[str]:
-        """Of the kinds an order rule governs, keep only the actions of the first seat by its key."""
+        """Of the kinds an order rule governs, keep only the actions of the seats with the lowest
+        key (several seats that share it may act in any order)."""
         groups: dict[str, tuple[set, object]] = {}
         for kind, cr in self.order.items():
             groups.setdefault(cr.rule.id, (set(), cr.clause.fn))[0].add(kind)
@@ -573,8 +574,9 @@ class Ruleset:
                       "                        one = a[1]",
                       "                    elif a[1] != one:",
                       f"                        seats = {{b[1] for b in throws if b[0] in _K{i}}}",
-                      f"                        first = min([(_O{i}(s, seat, None, None), seat) for seat in seats])[1]",
-                      f"                        throws = [b for b in throws if b[0] not in _K{i} or b[1] == first]",
+                      f"                        keys = {{seat: _O{i}(s, seat, None, None) for seat in seats}}",
+                      "                        low = min(keys.values())",
+                      f"                        throws = [b for b in throws if b[0] not in _K{i} or keys[b[1]] == low]",
                       "                        break"]
         return lines
 

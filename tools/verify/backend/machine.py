@@ -277,7 +277,7 @@ class Machine:
         return conj([t for _, t in self.rule_terms(s, a)])
 
     def order_ok(self, s: SymState, a: SymAction):
-        """The order rule: among seats with a throw or pass, only the lowest key acts."""
+        """The order rule: among seats with a throw or pass, only those with the lowest key act."""
         for cr, kinds in self.groups.values():
             if a.kind not in kinds:
                 continue
@@ -286,7 +286,7 @@ class Machine:
             for y in range(self.n):
                 acts = [self.could(s, k, y) for k in sorted(kinds)]
                 theirs = self.clause(s, cr.clause.tree, {"seat": _seat_v(y)})
-                before = z3.Or(zint(theirs) < zint(mine), z3.And(zint(theirs) == zint(mine), a.seat > y))
+                before = zint(theirs) < zint(mine)
                 terms.append(z3.Implies(z3.And(a.seat != y, z3.Or([zbool(x) for x in acts])), z3.Not(before)))
             return conj(terms)
         return True
