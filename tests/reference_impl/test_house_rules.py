@@ -18,6 +18,12 @@ HOUSE_RULES = [
                     "thrower_order": "last_adder_priority", "pile_on": "when_all_beaten"}),
     ("podkidnoy_online", {"done_by": "main_attacker", "thrower_order": "free_for_all",
                           "no_trump_lead": "lowest_card", "going_out": "at_once"}),
+    ("perevodnoy", {"going_out": "skipped_at_once", "transfer_last_card": False,
+                    "thrower_order": "last_adder_clockwise", "throwers": "neighbours",
+                    "thrower_order_after_take": "attacker_clockwise",
+                    "pass_withdrawn_by": "any_card", "max_before_first_beat": 5}),
+    ("two_packs", {"thrower_order": "attacker_then_any", "pass_withdrawn_by": "any_card",
+                   "max_before_first_beat": 5, "opening": "same_rank_multi", "pile_on": "any_time"}),
 ]
 
 

@@ -109,12 +109,19 @@ HOUSE_RULES = {"going_out": "at_once", "defender_hand_bound": "defender_has_card
                "thrower_order": "last_adder_priority", "pile_on": "when_all_beaten"}
 MORE_HOUSE_RULES = {"done_by": "main_attacker", "pile_on": "one_at_a_time",
                     "no_trump_lead": "lowest_card"}
+ROUND_TWO_HOUSE_RULES = {"going_out": "skipped_at_once", "transfer_last_card": False,
+                         "thrower_order": "last_adder_clockwise", "throwers": "neighbours",
+                         "thrower_order_after_take": "attacker_clockwise",
+                         "pass_withdrawn_by": "any_card", "max_before_first_beat": 5}
 
 
 @pytest.mark.parametrize("preset,n,options", [("podkidnoy", 3, {}), ("perevodnoy_online", 2, {}),
                                               ("podkidnoy_online", 4, {}),
                                               ("perevodnoy", 3, HOUSE_RULES),
                                               ("podkidnoy", 4, MORE_HOUSE_RULES),
+                                              ("perevodnoy", 4, ROUND_TWO_HOUSE_RULES),
+                                              ("podkidnoy", 3, {"thrower_order": "attacker_then_any",
+                                                                "pass_withdrawn_by": "any_card"}),
                                               ("podkidnoy_teams", 4, {}),
                                               ("weli", 3, {"transfer": True})])
 def test_the_z3_backend_agrees_with_the_python_backend_on_states_of_random_games(spec, preset, n,
