@@ -538,17 +538,36 @@ def _import_module(module_name: str, paths) -> object:
     return importlib.import_module(module_name)
 
 
-def make_adapter(name: str, timeout: float = DEFAULT_TIMEOUT, spec=None, paths=()) -> Adapter:
-    """Build an adapter from its name: reference, python:MODULE:CLASS or cmd:COMMAND LINE.
-    A python: engine is imported from the `paths` folders (--path), then the current folder."""
-    check_timeout(timeout)
+def check_adapter_name(name: str) -> None:
+    """Refuse an adapter name that is none of reference, python:MODULE:CLASS or cmd:COMMAND
+    LINE, before anything is loaded or started."""
     if name == "reference":
-        return PythonAdapter(lambda: ReferenceEngine(spec), "reference", timeout)
+        return
     if name.startswith("python:"):
         parts = name.split(":")
         if len(parts) != 3 or not all(parts[1:]):
             raise AdapterError(f"write a Python engine as python:MODULE:CLASS, not {name!r}")
-        module_name, class_name = parts[1], parts[2]
+        return
+    if name.startswith("cmd:"):
+        try:
+            argv = shlex.split(name[4:])
+        except ValueError as exc:
+            raise AdapterError(f"{name}: {exc}") from None
+        if not argv:
+            raise AdapterError("cmd: needs a command line, e.g. cmd:python my_engine.py")
+        return
+    raise AdapterError(f"unknown adapter {name!r}; use reference, python:MODULE:CLASS or cmd:COMMAND")
+
+
+def make_adapter(name: str, timeout: float = DEFAULT_TIMEOUT, spec=None, paths=()) -> Adapter:
+    """Build an adapter from its name: reference, python:MODULE:CLASS or cmd:COMMAND LINE.
+    A python: engine is imported from the `paths` folders (--path), then the current folder."""
+    check_timeout(timeout)
+    check_adapter_name(name)
+    if name == "reference":
+        return PythonAdapter(lambda: ReferenceEngine(spec), "reference", timeout)
+    if name.startswith("python:"):
+        module_name, class_name = name.split(":")[1:]
         for p in paths:
             if not os.path.isdir(p):
                 raise AdapterError(f"--path {p}: no such folder")
@@ -562,6 +581,4 @@ def make_adapter(name: str, timeout: float = DEFAULT_TIMEOUT, spec=None, paths=(
         if cls is None:
             raise AdapterError(f"{name}: module {module_name} has no {class_name}")
         return PythonAdapter(cls, name, timeout)
-    if name.startswith("cmd:"):
-        return CmdAdapter(name[4:].strip(), timeout)
-    raise AdapterError(f"unknown adapter {name!r}; use reference, python:MODULE:CLASS or cmd:COMMAND")
+    return CmdAdapter(name[4:].strip(), timeout)

@@ -34,7 +34,12 @@ from durak_spec.conformance.runner import (
     summarize,
     tested_too_little,
 )
-from durak_spec.conformance.transport import DEFAULT_TIMEOUT, AdapterError, make_adapter
+from durak_spec.conformance.transport import (
+    DEFAULT_TIMEOUT,
+    AdapterError,
+    check_adapter_name,
+    make_adapter,
+)
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.model import check_option_value, value_text
 from durak_spec.tools.common import (
@@ -44,6 +49,7 @@ from durak_spec.tools.common import (
     EXIT_TOO_LITTLE,
     EXIT_USAGE,
     ProgressReport,
+    Seconds,
     UserError,
     _load,
     _parse_options,
@@ -75,8 +81,8 @@ def run_suite(spec, adapter_name, selection, *, cases_dir=None, known_file=None,
     engine plays whatever it declares (--option); `paths` are the folders a python: engine is
     imported from (--path)."""
     limits = limits or Limits()
-    suite = load_suite(spec, cases_dir)
     known = load_known_failures(known_file) if known_file else {}
+    suite = load_suite(spec, cases_dir, ids=selection.cases)
     adapter = make_adapter(adapter_name, timeout, spec, paths=paths)
     session = Session(spec, adapter, known=known, adapter_name=adapter_name, spec_dir=spec_dir,
                       options=options, paths=paths)
@@ -245,9 +251,9 @@ def options_text(options: dict) -> str:
               help="Run the cases under this folder instead of the shipped suite.")
 @click.option("--known-failures", "known_file", type=click.Path(dir_okay=False), default=None,
               help="YAML ledger of this engine's known failures (one reason each).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT,
+@click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT,
               show_default=True, help="Seconds an engine may take over each answer (python: and cmd:).")
-@click.option("--deadline", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_DEADLINE,
+@click.option("--deadline", type=Seconds(), default=DEFAULT_DEADLINE,
               show_default=True, help="Seconds the whole run may take; then it stops and says so.")
 @click.option("--max-faults", type=click.IntRange(min=1), default=DEFAULT_MAX_FAULTS,
               show_default=True, help="Give up after this many engine faults (crash, hang, exit, "
@@ -273,6 +279,16 @@ def check_command(ctx, adapter_name, paths, cases, rules, areas, variants, playe
     house rules the engine declares in hello, then --option; where that differs from the case's,
     the reference re-derives the case's expectations. Every failure names the rule that decides
     it and whether an option value explains it."""
+    # Usage errors first, before the spec or any case is read.
+    try:
+        check_adapter_name(adapter_name)
+    except AdapterError as exc:
+        raise UserError(str(exc)) from None
+    fixed = _parse_options(options)
+    outputs = {"json": report_file, "junit": junit_file, "html": html_file}
+    check_report_paths(outputs)  # before the run: a bad path loses nothing
+    if cases_dir is not None and not any(Path(cases_dir).rglob("*.yaml")):
+        raise UserError(f"--cases-dir {cases_dir}: holds no case files (*.yaml)")
     spec = _load(ctx)
     unknown = [v for v in variants if v not in spec.presets]
     if unknown:
@@ -285,16 +301,11 @@ def check_command(ctx, adapter_name, paths, cases, rules, areas, variants, playe
     bad_players = [n for n in players if not lo <= n <= hi]
     if bad_players:
         raise UserError(f"--players {bad_players[0]}: this deck is for {lo} to {hi} players")
-    fixed = _parse_options(options)
     for name, value in fixed.items():
         try:
             check_option_value(spec, name, value, None, f"--option {name}")
         except DurakError as exc:
             raise UserError(str(exc)) from None
-    outputs = {"json": report_file, "junit": junit_file, "html": html_file}
-    check_report_paths(outputs)  # before the run: a bad path loses nothing
-    if cases_dir is not None and not any(Path(cases_dir).rglob("*.yaml")):
-        raise UserError(f"--cases-dir {cases_dir}: holds no case files (*.yaml)")
     selection = Selection(tuple(cases), tuple(rules), tuple(areas), tuple(variants), tuple(players))
     try:
         with ProgressReport("check", None, "case runs", quiet=quiet) as progress:

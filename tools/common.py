@@ -28,6 +28,28 @@ class UserError(click.ClickException):
     exit_code = EXIT_USAGE
 
 
+class Seconds(click.ParamType):
+    """A positive, finite number of seconds: 0, negatives, nan and inf are usage errors, found
+    before anything is loaded."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{clip(str(value))!r} is not a number of seconds", param, ctx)
+        if not 0 < seconds < float("inf"):
+            self.fail(f"{clip(str(value))!r}: give a positive, finite number of seconds", param, ctx)
+        return seconds
+
+
+def clip(text: str, limit: int = 60) -> str:
+    """A value quoted in a message, cut to `limit` characters (a 4,000-digit number or a pasted
+    file is not echoed whole)."""
+    return text if len(text) <= limit else f"{text[:limit - 20]}...({len(text):,} characters)"
+
+
 def output_console() -> Console:
     """The console for a command's results on stdout. Piped into a file or a CI log it is not
     squeezed into 80 columns, and long lines (a `reproduce:` command) are never broken."""

@@ -32,6 +32,7 @@ from durak_spec.tools.common import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
     ProgressReport,
+    Seconds,
     UserError,
     _load,
     _parse_options,
@@ -194,7 +195,7 @@ def _is_position(setup: dict) -> bool:
               help="Where witnesses are saved and replayed first: a folder, or redis://HOST:PORT/DB "
                    "(hypothesis's Redis example database; pip install 'durak-spec[redis]') shared "
                    "by campaigns on several processes or machines. Default: OUT/.hypothesis.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT,
+@click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT,
               show_default=True, help="Seconds an engine may take over each answer (python: and cmd:).")
 @click.option("--no-shrink", is_flag=True, help="Report divergences without shrinking them.")
 @click.option("--report", "report_file", type=click.Path(dir_okay=False),
