@@ -159,6 +159,7 @@ class PythonAdapter(Adapter):
                  start_timeout: float = START_TIMEOUT):
         self.factory, self.name, self.engine = factory, name, None
         self.combined = False
+        self.passes: tuple = ()  # exceptions let through: the runner's own reference's ClauseError
         self.timeout = timeout
         self.start_timeout = max(timeout or 0, start_timeout)
         self._previous_alarm = None  # the SIGALRM handler to restore, while ours is installed
@@ -218,7 +219,7 @@ class PythonAdapter(Adapter):
                                         self.timeout)
         except Skip as exc:
             return Reply("skipped", str(exc) or "the engine skipped it")
-        except EngineFault:
+        except (EngineFault, *self.passes):
             raise
         except Exception as exc:
             return Reply("error", f"{type(exc).__name__}: {str(exc)[:2000]}")
@@ -241,7 +242,7 @@ class PythonAdapter(Adapter):
             return self._guarded_call(cmd, lambda: self._invoke(cmd, method, args), self.timeout)
         except Skip as exc:
             return Reply("skipped", str(exc) or "the engine skipped it")
-        except EngineFault:
+        except (EngineFault, *self.passes):
             raise
         except Exception as exc:  # an engine bug is a result to report, not a crash of the run
             return Reply("error", f"{type(exc).__name__}: {str(exc)[:2000]}")

@@ -1,7 +1,8 @@
 """The two families of errors: SpecError while loading spec/, IllegalAction during play.
 
-Setup problems (a deal that cannot be made) are SetupError. Every error carries its facts as
-attributes so callers (CLI, conformance runner, judge) can report them without parsing messages.
+Setup problems (a deal that cannot be made) are SetupError. A clause that raises while it runs
+(a division by zero in play) is a ClauseError, outside both families. Every error carries its facts
+as attributes so callers (CLI, conformance runner, judge) can report them without parsing messages.
 """
 
 from __future__ import annotations
@@ -51,3 +52,23 @@ class IllegalAction(DurakError):
         self.rule_id = rule_id
         self.reason = reason
         super().__init__(f"Can't {action}: {rule_id}: {reason}")
+
+
+class ClauseError(Exception):
+    """A clause of the spec raised an error while it ran (it divided by zero in some position):
+    the spec is wrong, not the action, the setup or the engine. Not a DurakError, so nothing in
+    play takes it for an illegal action or a bad setup; every command reports it in one line and
+    exits 2. `what` is 'rule ID', 'invariant ID', 'definition NAME' or the clause's YAML path;
+    `step` the number of actions played in the deal when it failed (None where unknown)."""
+
+    def __init__(self, what: str, clause: str, file: str, path: str, step: int | None, error: str):
+        self.what, self.clause, self.file, self.path = what, clause, file, path
+        self.step, self.error = step, error
+        self.rule_id = what[len("rule "):] if what.startswith("rule ") else None
+        where = ":".join(p for p in (file, path) if p)
+        when = f" at step {step}" if step is not None else ""
+        super().__init__(f"{where + ': ' if where else ''}{what}: the clause {clause!r} fails{when} "
+                         f"({error}); a clause must have a value in every position")
+
+    def __reduce__(self):  # crosses process pools (durak verify --jobs) with its facts
+        return type(self), (self.what, self.clause, self.file, self.path, self.step, self.error)

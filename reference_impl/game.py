@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from functools import partial
+from functools import partial, wraps
 
 from .cards import Card, Deck
 from .errors import IllegalAction, NotationError, SetupError, suggest
+from .lang import failure_of
 from .notation import action_text, cards_json, parse_action, state_json
 from .ruleset import Ruleset
 from .state import Action, State
@@ -22,6 +23,18 @@ POSITION_FIELDS = ("table", "defender", "taking", "passed", "out", "bout", "beat
 MATCH_FIELDS = ("deal", "previous_fool", "previous_winner")
 SETUP_FIELDS = ("hands", "talon", "trump", "hidden", "dealer", "attacker", "seed") + POSITION_FIELDS \
     + MATCH_FIELDS
+
+
+def _naming_clauses(method):
+    """`method`, with an error a clause raises while it runs turned into a ClauseError naming the
+    clause (lang.failure_of); the hot paths (Game.apply_action) do the same inline."""
+    @wraps(method)
+    def run(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except Exception as exc:
+            raise failure_of(exc) or exc
+    return run
 
 
 @dataclass
@@ -236,6 +249,7 @@ class Setup:
                          f"the deck holds it {copies} time(s)", places[copies])
 
     @classmethod
+    @_naming_clauses
     def deal(cls, ruleset: Ruleset, players: int, seed: int, dealer: int | None = None,
              **match) -> "Setup":
         """Shuffle with `seed` and deal per deck.deal and deck.trump (spec/rules/deck.yaml), by
@@ -290,6 +304,7 @@ class Setup:
         return setup
 
 
+@_naming_clauses
 def _validate_for(ruleset: Ruleset, setup: Setup) -> None:
     """Validate a setup for a ruleset: the deck, the player count and the turn-up (rule
     deck.trump: the turn_up_allowed definition)."""
@@ -349,10 +364,14 @@ class Game:
             self.state = _state
             return
         _validate_for(ruleset, setup)
-        self.state = self._initial_state(setup)
-        self._refresh()
+        try:
+            self.state = self._initial_state(setup)
+            self._refresh()
+        except Exception as exc:
+            raise failure_of(exc) or exc
 
     @classmethod
+    @_naming_clauses
     def unsettled(cls, ruleset: Ruleset, setup: Setup) -> "Game":
         """The position exactly as the setup gives it, before a bout that nobody can continue is
         ended: for explaining what the rules say in that very position (durak judge). Its
@@ -433,6 +452,7 @@ class Game:
             raise SetupError(f"rule {rule.id} decided no seat for {name} in this position")
         return value
 
+    @_naming_clauses
     def decide(self, name: str):
         """Evaluate the rule that decides `name` on the current state."""
         return self._decide(self.state, name)
@@ -498,15 +518,19 @@ class Game:
                 rule_id, reason = self.explain(action)
                 raise IllegalAction(action_text(action), rule_id, reason)
         s = self.state
-        self._events[action[0]](self, s, action)
-        s.steps += 1
-        self._legal = self._settle(self, s)
+        try:
+            self._events[action[0]](self, s, action)
+            s.steps += 1
+            self._legal = self._settle(self, s)
+        except Exception as exc:  # free until raised; names a clause that fails (ClauseError)
+            raise failure_of(exc) or exc
 
     # -- legality -------------------------------------------------------------------------
     def _refresh(self) -> None:
         """List the legal actions, first running every bout end that is due (Ruleset._fuse)."""
         self._legal = self._settle(self, self.state)
 
+    @_naming_clauses
     def explain(self, action: Action) -> tuple[str, str]:
         """The id of the first rule that forbids `action`, and why; ('', '') if it is legal."""
         s = self.state
@@ -527,6 +551,7 @@ class Game:
         raise RuntimeError(f"{action_text(action)} passes every rule but is not legal")
 
     # -- invariants -----------------------------------------------------------------------
+    @_naming_clauses
     def check_invariants(self, scope: str = "state", action: Action | None = None) -> list[str]:
         """Ids of the spec invariants of `scope` that fail now (action scope: before `action`)."""
         s = self.state

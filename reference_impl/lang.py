@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
 
-from .errors import SpecError, suggest
+from .errors import ClauseError, SpecError, suggest
 
 # Types are short strings; "T?" is "T or None".
 INT, BOOL, STR, SEAT, CARD, RANK, SUIT, RANKSET, NONE, COLOUR, KIND, PAIR = (
@@ -151,13 +151,25 @@ class Env:
     real_cards: frozenset = frozenset()
 
 
-class Compiler:
-    """Checks and compiles clause text against an Env; caches definitions."""
+class Origin(NamedTuple):
+    """Where a compiled clause comes from; its code's globals hold it as `_ORIGIN`, so that an
+    error the clause raises while it runs can name it (failure_of)."""
 
-    def __init__(self, env: Env, file: str = "", path: str = ""):
+    what: str  # 'rule ID', 'invariant ID', 'definition NAME', or '' (the YAML path says it)
+    text: str
+    file: str
+    path: str
+
+
+class Compiler:
+    """Checks and compiles clause text against an Env; caches definitions. `what` names the
+    clause in errors raised while it runs ('rule attack.opener')."""
+
+    def __init__(self, env: Env, file: str = "", path: str = "", what: str = ""):
         self.env = env
         self.file = file
         self.path = path
+        self.what = what
         self._def_cache: dict[str, Emitted] = {}
         self._def_stack: list[str] = []
         self._depth = 0
@@ -187,7 +199,8 @@ class Compiler:
                         file=self.file, path=self.path)
         args = ", ".join(("s",) + params)
         code = compile(f"lambda {args}: {em.src}", f"<{self.file}:{self.path}>", "eval")
-        clause.fn = eval(code, dict(RUNTIME))  # our generated source, built from the checked tree
+        ns = dict(RUNTIME, _ORIGIN=Origin(self.what, text, self.file, self.path))
+        clause.fn = eval(code, ns)  # our generated source, built from the checked tree
         return clause
 
     def conjuncts(self, text: str) -> list[tuple[ast.AST, Emitted]]:
@@ -599,3 +612,51 @@ def _argmax(pairs):
 # The only globals generated code sees.
 RUNTIME = {"__builtins__": {}, "all": all, "any": any, "sum": sum, "min": min, "max": max,
            "range": range, "len": len, "_argmin": _argmin, "_argmax": _argmax, "_pow": _pow}
+
+
+# Where the clauses' code calls out: frames of these modules' functions are passed over when an
+# error is traced back to the clause that raised it.
+_CALLED = {_pow.__code__, _argmin.__code__, _argmax.__code__}
+
+
+def failure_of(exc: BaseException) -> ClauseError | None:
+    """The ClauseError for `exc` when a clause raised it while it ran, else None.
+
+    The innermost frame of its traceback tells (past the helpers clauses call): a compiled
+    clause's globals hold its Origin (`_ORIGIN`); a generated program's (ruleset.py) hold
+    `_PROGRAM`, which finds the clause that fails in the state the frame was given. An error
+    raised anywhere else (a primitive, the interpreter) is not a clause's."""
+    if isinstance(exc, ClauseError):
+        return exc
+    if not isinstance(exc, Exception):
+        return None
+    frames, tb = [], exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for at in range(len(frames) - 1, -1, -1):
+        frame = frames[at]
+        if frame.f_code in _CALLED:
+            continue
+        ns = frame.f_globals
+        state = _state_of(frames[:at + 1], ns)
+        origin = ns.get("_ORIGIN")
+        if origin is None and ns.get("_PROGRAM") is not None and state is not None:
+            origin = ns["_PROGRAM"](state, exc)
+        if not isinstance(origin, Origin):
+            return None
+        return ClauseError(origin.what or origin.path, origin.text, origin.file, origin.path,
+                           getattr(state, "steps", None), f"{type(exc).__name__}: {exc}")
+    return None
+
+
+def _state_of(frames: list, ns: dict):
+    """The state `s` the innermost of `frames` run in `ns` read (a generator inside a clause
+    sees it as a free name, or not at all)."""
+    for frame in reversed(frames):
+        if frame.f_globals is not ns:
+            break
+        s = frame.f_locals.get("s")
+        if s is not None:
+            return s
+    return None

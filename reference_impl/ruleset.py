@@ -19,7 +19,20 @@ from typing import TYPE_CHECKING
 
 from . import vocab
 from .errors import SpecError, suggest
-from .lang import BOOL, CARD, INT, RUNTIME, SEAT, SUIT, Clause, Compiler, Env, Literals, Name
+from .lang import (
+    BOOL,
+    CARD,
+    INT,
+    RUNTIME,
+    SEAT,
+    SUIT,
+    Clause,
+    Compiler,
+    Env,
+    Literals,
+    Name,
+    Origin,
+)
 from .model import Rule, check_option_value, options_read
 from .primitives import PRIMITIVES
 from .state import action_table
@@ -93,13 +106,15 @@ class Ruleset:
         self._compile_invariants()
         self._compile_flow()
         hand_size = self._compile_text(
-            "hand_size", spec.definitions["hand_size"][2], "definitions.hand_size", INT)
+            "hand_size", spec.definitions["hand_size"][2], "definitions.hand_size", INT,
+            what="definition hand_size")
         self.hand_size_fn, self.hand_size_src = hand_size.fn, hand_size.src
         allowed = self._compile_text("turn_up_allowed(c)", "definitions.yaml", "turn_up_allowed",
-                                     BOOL, {"c": Name(CARD, "c")}, ("c",))
+                                     BOOL, {"c": Name(CARD, "c")}, ("c",),
+                                     what="definition turn_up_allowed")
         self.turn_up_allowed_fn = allowed.fn  # fn(state, card): the card may show the trump
         self.dealt_cards_fn = self._compile_text("dealt_cards", "definitions.yaml", "dealt_cards",
-                                                 INT).fn  # fn(state): cards the deal hands out
+                                                 INT, what="definition dealt_cards").fn  # fn(state): cards the deal hands out
         on_top = self._compile_text("turn_up_on_top", "definitions.yaml", "turn_up_on_top", BOOL)
         if not on_top.const:
             raise SpecError("definition turn_up_on_top may read only options (opt.NAME)",
@@ -132,7 +147,7 @@ class Ruleset:
             tests = [fn for cr in self.legality[kind] for fn in self._card_conditions(cr.rule)]
             offered: dict = {}
             for card, form in forms:
-                if all(fn(form) for fn in tests):
+                if all(fn(form) for fn in tests):  # a clause that fails here: lang.failure_of
                     offered.setdefault(card, []).append(form)
             if offered:
                 out[kind] = {c: tuple(fs) for c, fs in offered.items()}
@@ -145,11 +160,13 @@ class Ruleset:
             compiler = Compiler(self._env(vocab.action_names(rule.applies_to)), rule.file,
                                 f"{rule.path}.clause")
             pure = {"card"} | set(self.spec.definitions) | set(self.literals().constants)
+            ns = dict(RUNTIME, _ORIGIN=Origin(f"rule {rule.id}", rule.clause, rule.file,
+                                               f"{rule.path}.clause"))
             fns = []
             for _node, em in compiler.conjuncts(rule.clause):
                 if not em.const and "card" in em.names and em.names <= pure:
                     fns.append(eval(compile(f"lambda card: {em.src}", f"<{rule.id}>", "eval"),
-                                    dict(RUNTIME)))  # generated from the checked clause
+                                    ns))  # generated from the checked clause
             return fns
         return self._memo(("card conditions", rule.id, rule.clause, self._read_key(rule.clause)), make)
 
@@ -232,14 +249,15 @@ class Ruleset:
                             f"under preset {self.preset}", rule.file, f"{rule.path}.decides")
         names = vocab.SEAT_CLAUSE if rule.decides in seat_decisions else {}
         c = self._compile_text(rule.clause, rule.file, f"{rule.path}.clause",
-                               types[rule.decides], names, ("seat",), table)
+                               types[rule.decides], names, ("seat",), table, f"rule {rule.id}")
         decided[rule.decides] = CompiledRule(rule, c)
 
-    def _compile_text(self, text, file, path, want, names=None, params=(), table=None) -> Clause:
+    def _compile_text(self, text, file, path, want, names=None, params=(), table=None,
+                      what="") -> Clause:
         key = ("clause", text, file, path, want, tuple(sorted(names or {})), params,
-               table is vocab.MATCH, self._read_key(text))
-        return self._memo(key, lambda: Compiler(self._env(names or {}, table), file, path).compile(
-            text, want, params))
+               table is vocab.MATCH, what, self._read_key(text))
+        return self._memo(key, lambda: Compiler(self._env(names or {}, table), file, path,
+                                                what).compile(text, want, params))
 
     # -- sharing compiled pieces between rulesets of one spec --------------------------------
     def _memo(self, key, make):
@@ -303,7 +321,7 @@ class Ruleset:
                 names = vocab.action_names(rule.applies_to)
                 if rule.key:
                     c = self._compile_text(rule.key, rule.file, f"{rule.path}.key", INT, names,
-                                           ACTION_PARAMS)
+                                           ACTION_PARAMS, what=f"rule {rule.id}")
                     for kind in rule.applies_to:
                         if kind in self.order:
                             raise SpecError(f"two order rules apply to {kind}: "
@@ -312,7 +330,7 @@ class Ruleset:
                         self.order[kind] = CompiledRule(rule, c)
                 else:
                     c = self._compile_text(rule.clause, rule.file, f"{rule.path}.clause", BOOL,
-                                           names, ACTION_PARAMS)
+                                           names, ACTION_PARAMS, what=f"rule {rule.id}")
                     for kind in rule.applies_to:
                         self.legality[kind].append(CompiledRule(rule, c))
             elif rule.decides in MATCH_DECISION_TYPES:
@@ -332,7 +350,7 @@ class Ruleset:
             names = vocab.INVARIANT_ACTION if inv["scope"] == "action" else {}
             table = vocab.MATCH if inv["scope"] == "deal_end" else None
             c = self._compile_text(inv["clause"], file, f"invariants[{i}].clause", BOOL, names,
-                                   ("seat", "kind"), table)
+                                   ("seat", "kind"), table, f"invariant {inv['id']}")
             self.invariants.append((inv, c))
 
     def _compile_flow(self) -> None:
@@ -523,7 +541,7 @@ class Ruleset:
         for kind, offered in self.named_forms.items():
             ns[f"_forms_{kind}"] = partial(_with_forms, offered)
         ns.update(_MAX_SETTLE=MAX_SETTLE, _deadlock=partial(_deadlock, self.name),
-                  _unsettled=partial(_unsettled, self.name))
+                  _unsettled=partial(_unsettled, self.name), _PROGRAM=self.failing_clause)
         self.source = "\n".join(lines)
         code = self._memo(("source", self.source),
                           lambda: compile(self.source, f"<legal actions of {self.name}>", "exec"))
@@ -534,6 +552,49 @@ class Ruleset:
             lone = len(steps) == 1 and steps[0][1] is None and not isinstance(steps[0][0], partial)
             self.events[event] = steps[0][0] if lone else ns[f"ev_{event}"]
         return ns["legal"], ns["passes"]
+
+    def failing_clause(self, s, exc: Exception) -> Origin | None:
+        """The clause that raises `exc` (the same type and message) in state `s`, when the
+        generated program raised it: run only after a failure (lang.failure_of), so that the
+        program itself carries no bookkeeping. Each rule's clause is tried whole over the seats,
+        the cards of their hands and the unbeaten cards, then each of its conjuncts alone (the
+        program hoists them apart); then the decisions, order keys and flow conditions."""
+        def same(fn, *args) -> bool:
+            try:
+                fn(s, *args)
+            except Exception as other:  # noqa: BLE001 - the probe looks for exc's twin
+                return type(other) is type(exc) and str(other) == str(exc)
+            return False
+
+        seats = range(s.n)
+        unbeaten = [None] + [a for a, d in s.table if d is None]
+        for kind, rules in self.legality.items():
+            cards = (lambda seat: [None]) if kind not in vocab.CARD_KINDS else \
+                (lambda seat: list(s.hands[seat]))
+            targets = (lambda seat: unbeaten) if kind in vocab.TARGET_KINDS else \
+                (lambda seat: [None] + list(s.hands[seat])) if kind in vocab.SECOND_KINDS else \
+                (lambda seat: [None])
+            calls = [(seat, card, target) for seat in seats for card in cards(seat)
+                     for target in targets(seat)]
+            for cr in rules:
+                r = cr.rule
+                origin = Origin(f"rule {r.id}", r.clause, r.file, f"{r.path}.clause")
+                compiler = Compiler(self._env(vocab.action_names(r.applies_to)), r.file, origin.path)
+                parts = [cr.clause.fn] + [
+                    eval(compile(f"lambda s, seat, card, target: {em.src}", "<probe>", "eval"),
+                         dict(RUNTIME)) for _node, em in compiler.conjuncts(r.clause)]
+                if any(same(fn, *call) for fn in parts for call in calls):
+                    return origin
+        probes = [(cr, [(seat,) for seat in [None, *seats]]) for cr in self.decisions.values()]
+        probes += [(cr, [(seat, None, None) for seat in seats]) for cr in self.order.values()]
+        for cr, calls in probes:
+            if any(same(cr.clause.fn, *call) for call in calls):
+                return cr.clause.fn.__globals__["_ORIGIN"]
+        for steps in self._flow_steps.values():
+            for _fn, when in steps:
+                if when is not None and same(when.fn):
+                    return when.fn.__globals__["_ORIGIN"]
+        return None
 
     def _events(self, ns: dict) -> list[str]:
         """One function per flow event calling its primitives in order, each `when` inlined."""
@@ -603,7 +664,8 @@ class Ruleset:
         ruleset's options: for asking what the rule would allow if its clause said otherwise
         (reference_impl/diagnose.py). Raises SpecError if the text does not check."""
         return self._compile_text(text, rule.file, f"{rule.path}.clause", BOOL,
-                                  vocab.action_names(rule.applies_to), ACTION_PARAMS)
+                                  vocab.action_names(rule.applies_to), ACTION_PARAMS,
+                                  what=f"rule {rule.id}")
 
     def describe_options(self) -> list[tuple[str, object, str]]:
         return [(n, self.options[n], self.option_origins[n]) for n in self.spec.options]

@@ -2,7 +2,7 @@
 
 This module only wires; no command module imports it. Every user mistake ends in one line on
 stderr and a non-zero exit (2 for usage and input errors, 1 when a check finds a problem), never
-a traceback.
+a traceback. A clause of a --spec copy that fails while it runs is one line too (exit 2).
 """
 
 from __future__ import annotations
@@ -13,8 +13,10 @@ import click
 
 from durak_spec.conformance.engine import __version__
 from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.lang import failure_of
 from durak_spec.tools.cases import cases_group
 from durak_spec.tools.check import check_command
+from durak_spec.tools.common import UserError
 from durak_spec.tools.fuzz import fuzz_command
 from durak_spec.tools.judge.command import judge_command
 from durak_spec.tools.lint.command import lint_command
@@ -24,7 +26,21 @@ from durak_spec.tools.rules import rules, variants
 from durak_spec.tools.verify.command import verify_command
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class Commands(click.Group):
+    """The subcommands, with an error a spec clause raises while it runs (lang.failure_of) said
+    in one line naming the rule, the clause and the step, exit 2, whichever command ran it."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            failure = failure_of(exc)
+            if failure is None:
+                raise
+            raise UserError(str(failure)) from None
+
+
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", "-V", prog_name="durak",
                       message="%(prog)s (durak-spec) %(version)s")
 @click.option("--spec", "spec_dir", type=click.Path(file_okay=False), default=None,
