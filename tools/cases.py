@@ -12,7 +12,7 @@ from durak_spec.conformance.matches import check_match_case, record_match
 from durak_spec.conformance.record import coverage_case, golden_case, record_case
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.yamlio import InputError, load_file
-from durak_spec.tools.common import ProgressReport, UserError, _load
+from durak_spec.tools.common import ProgressReport, UserError, _load, generated_root
 from durak_spec.tools.lint.coverage import coverage, gaps, load_untested
 from durak_spec.tools.match import match_overrides
 
@@ -62,11 +62,14 @@ def record_command(ctx, files, state, legal):
               help="Player count (repeatable; default: 2 to 6).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the deals.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Root folder for the cases (default: the shipped suite).")
+              help="Root folder for the cases (default: durak-cases/ in the current folder).")
+@click.option("--write-shipped", is_flag=True,
+              help="Write into the shipped suite (conformance/cases): in a git checkout only.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or status lines.")
 @click.pass_context
-def golden_command(ctx, variants, players, seed, out_dir, quiet):
+def golden_command(ctx, variants, players, seed, out_dir, write_shipped, quiet):
     """Write golden playthroughs: whole seeded games with state and legal set after every step."""
+    root = generated_root(out_dir, "durak-cases", write_shipped)
     spec = _load(ctx)
     for v in variants:
         if v not in spec.presets:
@@ -76,7 +79,7 @@ def golden_command(ctx, variants, players, seed, out_dir, quiet):
         for v, n in jobs:
             try:
                 case = golden_case(spec, v, n, seed)
-                path = write_case(case, spec, Path(out_dir) if out_dir else CASES_DIR)
+                path = write_case(case, spec, root)
             except DurakError as exc:
                 raise UserError(str(exc)) from None
             progress.console.print(f"wrote {path} ({len(case['steps'])} steps)", highlight=False,
@@ -86,14 +89,18 @@ def golden_command(ctx, variants, players, seed, out_dir, quiet):
 
 @cases_group.command("cover")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Root folder for the cases (default: the shipped suite).")
+              help="Root folder for the cases (default: durak-cases/ in the current folder).")
+@click.option("--write-shipped", is_flag=True,
+              help="Write into the shipped suite (conformance/cases): in a git checkout only.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or status lines.")
 @click.pass_context
-def cover_command(ctx, out_dir, quiet):
-    """Generate a case for every coverage gap lint reports, by random play from seeded deals."""
+def cover_command(ctx, out_dir, write_shipped, quiet):
+    """Generate a case for every coverage gap lint reports, by random play from seeded deals: the
+    gaps of the suite under --out, or of the shipped suite when the cases go to durak-cases/."""
+    root = generated_root(out_dir, "durak-cases", write_shipped)
     spec = _load(ctx)
-    root = Path(out_dir) if out_dir else CASES_DIR
-    missing = gaps(coverage(spec, load_suite(spec, root), load_untested()))
+    suite = root if out_dir is not None or write_shipped else CASES_DIR
+    missing = gaps(coverage(spec, load_suite(spec, suite), load_untested()))
     with ProgressReport("cases cover", len(missing), "gaps", quiet=quiet,
                         failures="not found") as progress:
         for need in missing:
@@ -120,19 +127,23 @@ def cover_command(ctx, out_dir, quiet):
               help="Stop recording a match after this many deals (the case then ends mid-match).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the match.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Root folder for the cases (default: the shipped suite); a case goes to match/.")
+              help="Root folder for the cases (default: durak-cases/ in the current folder); a "
+                   "case goes to match/.")
+@click.option("--write-shipped", is_flag=True,
+              help="Write into the shipped suite (conformance/cases): in a git checkout only.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or status lines.")
 @click.pass_context
-def match_cases_command(ctx, variants, options, players, deals, max_deals, seed, out_dir, quiet):
+def match_cases_command(ctx, variants, options, players, deals, max_deals, seed, out_dir,
+                        write_shipped, quiet):
     """Write match cases: a random match on the reference as a sequence of deals (cards, script)
     with what each deal scores (conformance/matches.py; run by durak check on engines that
     declare "match")."""
+    root = generated_root(out_dir, "durak-cases", write_shipped)
     spec = _load(ctx)
     for v in variants:
         if v not in spec.presets:
             raise UserError(f"unknown preset {v!r}; presets: {', '.join(spec.presets)}")
     overrides = match_overrides(spec, options, deals)
-    root = Path(out_dir) if out_dir else CASES_DIR
     jobs = [(v, n) for v in variants or ("podkidnoy",) for n in players or (3,)]
     with ProgressReport("cases match", len(jobs), "cases", quiet=quiet) as progress:
         for v, n in jobs:

@@ -4,6 +4,7 @@ mistakes turned into one-line errors (exit 2), the exit codes, and the progress 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import click
 from rich.console import Console
@@ -16,6 +17,7 @@ from rich.progress import (
 )
 
 from durak_spec.conformance import report as reports
+from durak_spec.conformance.cases import CASES_DIR
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.spec import Spec, load_spec
 from durak_spec.reference_impl.yamlio import InputError, parse_text
@@ -64,6 +66,29 @@ def _load(ctx) -> Spec:
         return load_spec(ctx.obj.get("spec_dir"))
     except (DurakError, InputError) as exc:
         raise UserError(str(exc)) from None
+
+
+def in_checkout(folder: Path | None = None) -> bool:
+    """True when `folder` (default: the shipped cases) lies in a git checkout of durak-spec rather
+    than in an installed package."""
+    repo = Path(folder or CASES_DIR).resolve().parents[1]
+    return (repo / ".git").exists() and (repo / "pyproject.toml").is_file()
+
+
+def generated_root(out_dir, default: str, write_shipped: bool = False) -> Path:
+    """Where a command writes the cases it generates: --out, else the folder `default` in the
+    current directory. Only --write-shipped writes the shipped suite (conformance/cases), and only
+    in a git checkout of durak-spec: nothing is ever written inside an installed package."""
+    if not write_shipped:
+        return Path(out_dir) if out_dir is not None else Path(default)
+    if out_dir is not None:
+        raise UserError("give --out DIR or --write-shipped, not both (--write-shipped writes the "
+                        "shipped suite)")
+    if not in_checkout():
+        raise UserError(f"--write-shipped regenerates the cases of a git checkout of durak-spec; "
+                        f"{CASES_DIR} belongs to an installed package, which no command writes "
+                        f"into: give --out DIR")
+    return CASES_DIR
 
 
 def check_report_paths(outputs: dict) -> None:

@@ -1,5 +1,6 @@
 """Conformance cases written by `durak verify`: counterexamples and boundary cases, one case per
-YAML file under conformance/cases/generated/, each with its provenance (`generated:`).
+YAML file under <--out>/generated/ (conformance/cases/generated/ only with --write-shipped in a
+checkout: tools/common.generated_root), each with its provenance (`generated:`).
 """
 
 from __future__ import annotations
@@ -10,11 +11,6 @@ from pathlib import Path
 from durak_spec.conformance import cases as suite
 
 COUNTEREXAMPLES = "generated/counterexamples"
-
-
-def default_cases_dir() -> Path:
-    """conformance/cases of the installed package."""
-    return suite.CASES_DIR
 
 
 def write_case(root: Path, case: dict, spec) -> Path:

@@ -20,13 +20,18 @@ from rich.console import Console
 from rich.table import Table
 
 from durak_spec.reference_impl.errors import DurakError, suggest
-from durak_spec.tools.common import ProgressReport, UserError, _load, _parse_options
+from durak_spec.tools.common import (
+    ProgressReport,
+    UserError,
+    _load,
+    _parse_options,
+    generated_root,
+)
 from durak_spec.tools.verify.backend.values import Untranslatable
 from durak_spec.tools.verify.boundary import write_boundary_cases
 from durak_spec.tools.verify.cases import (
     clear_counterexamples,
     counterexample_case,
-    default_cases_dir,
     write_case,
 )
 from durak_spec.tools.verify.equiv import render_equivalences
@@ -138,9 +143,13 @@ def render(console, report, only: str | None):
 @click.option("--depth", type=click.IntRange(1, 12), default=4, show_default=True,
               help="Steps of bounded model checking where induction does not go through.")
 @click.option("--out", "cases_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
-              help="Where generated conformance cases go (default: the suite's cases folder).")
+              help="Where generated conformance cases go (default: durak-verify/ in the current "
+                   "folder).")
 @click.option("--write-boundary", is_flag=True,
               help="Also generate the boundary cases of every legality clause.")
+@click.option("--write-shipped", is_flag=True,
+              help="Write generated cases into the shipped suite (conformance/cases/generated/): "
+                   "for regenerating it in a git checkout of durak-spec.")
 @click.option("--jobs", type=click.IntRange(1, 16), default=min(2, os.cpu_count() or 1),
               show_default=True, help="Presets checked in parallel.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, writable=True),
@@ -149,10 +158,12 @@ def render(console, report, only: str | None):
                    "the docs read it with sphinx-build -D durak_verify=FILE.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or status lines.")
 @click.pass_context
-def verify_command(ctx, variants, options, only, players, depth, cases_dir, write_boundary, jobs,
-                   report_path, quiet):
-    """Prove the spec's invariants with z3 per preset, or print counterexamples."""
+def verify_command(ctx, variants, options, only, players, depth, cases_dir, write_boundary,
+                   write_shipped, jobs, report_path, quiet):
+    """Prove the spec's invariants with z3 per preset, or print counterexamples (written as
+    conformance cases under --out)."""
     started = time.perf_counter()
+    root = generated_root(cases_dir, "durak-verify", write_shipped)
     spec = _load(ctx)
     overrides = _parse_options(options)
     presets = list(variants) or list(spec.presets)
@@ -179,7 +190,6 @@ def verify_command(ctx, variants, options, only, players, depth, cases_dir, writ
                                progress)
     except (Untranslatable, DurakError) as exc:
         raise UserError(f"durak verify: {exc}") from None
-    root = cases_dir or default_cases_dir()
     for report in reports:
         if report.twin is not None:
             console.print(f"{report.preset}: plays every deal as {report.twin} does (only its "
