@@ -207,21 +207,45 @@ def _cards_outside(setup, deck) -> list[str]:
     return out
 
 
-def declared_options(hello: dict, players: int) -> tuple[bool, dict]:
-    """The engine's house rules at this player count: (follows any value of an option it does not
-    list, {option: [values]}). `house_rules` entries whose `players` hold the count override the
-    top-level `options` (PROTOCOL.md "Added in 1.1")."""
+def declared_options(hello: dict, players: int, preset: str | None = None) -> tuple[bool, dict]:
+    """The engine's house rules at this player count under this preset (the one it plays):
+    (follows any value of an option it does not list, {option: [values]}). `house_rules` entries
+    whose `players` hold the count and whose `presets` hold the preset (an entry without one of
+    the two keys holds for every count, or every preset) override the top-level `options`, later
+    entries last (PROTOCOL.md "House rules per player count and preset")."""
     top = hello.get("options", {})
     any_value = top == "any"
     declared = {} if any_value else dict(top or {})
     for entry in hello.get("house_rules") or []:
-        if players in (entry.get("players") or []):
+        counts, presets = entry.get("players"), entry.get("presets")
+        if (counts is None or players in counts) and (presets is None or preset in presets):
             declared.update(entry.get("options") or {})
     return any_value, declared
 
 
+def house_rule_options(spec: Spec, hello: dict, preset: str, players: int, fixed: dict) -> dict:
+    """The option overrides a game of `players` under `preset` (one the engine plays) is played
+    with: `fixed` (--option), then the engine's declared house rules there, where the preset's
+    value is not one the engine lists (it plays the first it lists). durak fuzz plays these; durak
+    check reaches the same values through Session.engine_variant."""
+    _, declared = declared_options(hello, players, preset)
+    out = dict(fixed)
+    preset_values = spec.ruleset(preset, fixed).options
+    for name, values in declared.items():
+        if name in fixed or not isinstance(values, list) or not values:
+            continue
+        if not any(_same(preset_values.get(name), v) for v in values):
+            out[name] = values[0]
+    return out
+
+
 def check_hello_options(spec: Spec, hello: dict) -> str | None:
     """A problem with the option names or values an engine declares, or None."""
+    for i, entry in enumerate(hello.get("house_rules") or []):
+        for name in (entry.get("presets") or []) if isinstance(entry, dict) else []:
+            if name not in spec.presets:
+                return (f"hello: house_rules[{i}].presets: unknown preset {name!r}; presets: "
+                        f"{', '.join(spec.presets)}")
     where = [("options", hello.get("options"))]
     where += [(f"house_rules[{i}].options", e.get("options"))
               for i, e in enumerate(hello.get("house_rules") or []) if isinstance(e, dict)]
@@ -344,12 +368,12 @@ class Session:
         then the engine's declared house rules (a value it does not list becomes the first it
         lists; an option it does not list follows its preset), then --option."""
         presets = [p for p in self.hello.get("presets", []) if p in self.spec.presets]
-        any_value, declared = declared_options(self.hello, case.players)
         if preset in presets or not presets:
             own = preset
         else:  # the engine's preset closest to the case's variant
             own = min(presets, key=lambda p: sum(
                 not _same(v, resolved[n]) for n, v in self._ruleset(p, {}).options.items()))
+        any_value, declared = declared_options(self.hello, case.players, own)
         preset_values = self._ruleset(own, {}).options
         values = {}
         for name in self.spec.options:

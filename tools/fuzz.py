@@ -12,6 +12,7 @@ from __future__ import annotations
 import shlex
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 
 import click
@@ -19,7 +20,7 @@ import click
 from durak_spec.conformance import report as reports
 from durak_spec.conformance.coverage import summary
 from durak_spec.conformance.fuzz import FuzzResult, fuzz, load_known, results_of
-from durak_spec.conformance.runner import exit_code
+from durak_spec.conformance.runner import exit_code, house_rule_options
 from durak_spec.conformance.transport import (
     DEFAULT_TIMEOUT,
     AdapterError,
@@ -53,19 +54,41 @@ def fuzz_one(spec_dir, adapter_name, preset, options, players, games, seed_value
         if preset not in hello.get("presets", []):
             raise AdapterError(f"engine {adapter_name} does not play preset {preset}; it plays "
                                f"{', '.join(hello.get('presets', [])) or 'nothing'}")
-        declared = hello.get("options", "any")
-        fixed = dict(options)
-        if declared != "any":  # fuzz under the house rules the engine declares
-            preset_values = spec.ruleset(preset, fixed).options
-            for name, values in declared.items():
-                if name not in fixed and values and preset_values.get(name) not in values:
-                    fixed[name] = values[0]
-        res = fuzz(spec, adapter, hello, preset=preset, options=fixed, players=players,
-                   games=games, seed_value=seed_value, out_dir=out_dir, adapter_name=adapter_name,
-                   shrink=shrink, known=known, database=database, progress=progress)
+        # fuzz under the house rules the engine declares, per player count and preset as check
+        # reads them: the counts that play alike share one campaign
+        lo, hi = spec.ruleset(preset, options).player_limits
+        counts = [n for n in ([players] if isinstance(players, int) else list(
+            players or hello.get("players") or range(lo, hi + 1))) if lo <= n <= hi] or [lo]
+        groups: dict = {}
+        for n in counts:
+            fixed = house_rule_options(spec, hello, preset, n, options)
+            groups.setdefault(tuple(sorted(fixed.items(), key=lambda kv: kv[0])), []).append(n)
+        results, done, shown = [], 0, {}
+        for i, (key, group) in enumerate(groups.items()):
+            share = games - done if i == len(groups) - 1 else games * len(group) // len(counts)
+            done += share
+            if share < 1:
+                continue
+            fixed = dict(key)
+            shown[", ".join(map(str, group)) + " players"] = fixed
+            results.append(fuzz(spec, adapter, hello, preset=preset, options=fixed,
+                                players=group if players is not None or len(groups) > 1 else None,
+                                games=share, seed_value=seed_value, out_dir=out_dir,
+                                adapter_name=adapter_name, shrink=shrink, known=known,
+                                database=database,
+                                progress=None if progress is None else partial(_offset, progress,
+                                                                               done - share)))
+        res = results[0] if len(results) == 1 else merge(results)
+        res.seconds = sum(r.seconds for r in results)  # the groups' campaigns ran one after another
+        fixed = next(iter(shown.values())) if len(shown) == 1 else shown
     finally:
         adapter.close()
     return res, hello, fixed
+
+
+def _offset(progress, before: int, game: int, found: int) -> None:
+    """Progress of a campaign that follows `before` games of the same run."""
+    progress(before + game, found)
 
 
 def merge(results: list[FuzzResult]) -> FuzzResult:

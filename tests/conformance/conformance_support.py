@@ -125,6 +125,21 @@ LeftOfDealerAtTwoDeclared = declaring(
     LeftOfDealerAtTwo, "LeftOfDealerAtTwoDeclared",
     house_rules=[{"players": [2], "options": {"first_attacker": ["left_of_dealer"]}}])
 
+class NeighboursWithTransfers(ReferenceEngine):
+    """The reference, but under perevodnoy only the main attacker and the defender's left
+    neighbour add cards (a house rule that holds under one of its presets)."""
+
+    def start(self, variant: dict, setup: dict):
+        options = dict(variant.get("options") or {})
+        if variant.get("preset") == "perevodnoy":
+            options["throwers"] = "neighbours"
+        return super().start({**variant, "options": options}, setup)
+
+
+NeighboursWithTransfersDeclared = declaring(
+    NeighboursWithTransfers, "NeighboursWithTransfersDeclared", presets=["podkidnoy", "perevodnoy"],
+    house_rules=[{"presets": ["perevodnoy"], "options": {"throwers": ["neighbours"]}}])
+
 # Declares that it plays six players only: nearly every case is skipped.
 SixPlayersOnly = declaring(ReferenceEngine, "SixPlayersOnly", players=[6])
 # Declares a podkidnoy engine: no transfers.

@@ -66,6 +66,40 @@ def test_house_rules_per_player_count_hold_only_at_those_counts(spec, shipped_su
     assert ran_at_two and all(r.engine_options for r in ran_at_two if r.case != "start/left_of_dealer_two_players")
 
 
+def test_house_rules_per_preset_hold_only_under_that_preset_in_check_and_in_fuzz(spec, shipped_suite,
+                                                                                tmp_path):
+    hello = {"options": "any", "house_rules": [
+        {"presets": ["perevodnoy"], "options": {"throwers": ["neighbours"]}},
+        {"presets": ["perevodnoy"], "players": [2], "options": {"hand_size": [7]}}]}
+    assert declared_options(hello, 3, "perevodnoy") == (True, {"throwers": ["neighbours"]})
+    assert declared_options(hello, 2, "perevodnoy")[1] == {"throwers": ["neighbours"], "hand_size": [7]}
+    assert declared_options(hello, 3, "podkidnoy") == (True, {})
+    jobs = jobs_of(shipped_suite, Selection(areas=("throw_in",)))
+    jobs = [(c, v) for c, v in jobs if v in ("podkidnoy", "perevodnoy") and c.players >= 4]
+    assert {v for _, v in jobs} == {"podkidnoy", "perevodnoy"}
+    undeclared = run_cases(spec, SUPPORT + "NeighboursWithTransfers", jobs)
+    failing = [r for r in undeclared if r.status == "fail"]
+    assert failing and {r.variant for r in failing} == {"perevodnoy"}
+    declared = run_cases(spec, SUPPORT + "NeighboursWithTransfersDeclared", jobs)
+    assert [r for r in declared if r.status == "fail"] == []
+    assert all(bool(r.engine_options) == (r.variant == "perevodnoy") for r in declared
+               if r.status == "pass" and not case_of(jobs, r).options)
+    # fuzz reads the declaration the same way: under perevodnoy it plays neighbours, and agrees
+    from durak_spec.tools.fuzz import fuzz_one
+    for preset in ("perevodnoy", "podkidnoy"):
+        res, _, fixed = fuzz_one(None, SUPPORT + "NeighboursWithTransfersDeclared", preset, {}, [4],
+                                 4, 1, tmp_path, 5.0, False, {}, None)
+        assert res.games == 4 and res.entries == [], [e.signature for e in res.entries]
+        assert (fixed.get("throwers") == "neighbours") == (preset == "perevodnoy")
+    res, _, _ = fuzz_one(None, SUPPORT + "NeighboursWithTransfers", "perevodnoy", {}, [4], 6, 1,
+                         tmp_path, 5.0, False, {}, None)
+    assert res.entries  # undeclared, the same engine diverges under perevodnoy
+
+
+def case_of(jobs, result):
+    return next(c for c, v in jobs if c.id == result.case and v == result.variant)
+
+
 def test_the_engine_variant_resolves_case_then_declared_house_rules_then_option(spec, shipped_suite):
     case = next(c for c in shipped_suite.cases if c.players == 2 and "perevodnoy" in c.variants)
     adapter = make_adapter(SUPPORT + "NoTransfers", spec=spec)
