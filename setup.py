@@ -12,7 +12,7 @@ from setuptools import setup
 
 ROOTS = {"durak_spec.spec": "spec", "durak_spec.reference_impl": "reference_impl",
          "durak_spec.conformance": "conformance", "durak_spec.tools": "tools"}
-SHIPPED = {".py", ".yaml", ".json", ".md", ".js"}
+SHIPPED = {".py", ".yaml", ".json", ".jsonl", ".md", ".js"}
 
 
 def packages() -> list[str]:

@@ -21,7 +21,15 @@ import yaml
 
 from durak_spec.reference_impl.errors import DurakError, suggest
 from durak_spec.reference_impl.spec import Spec, check_option_value
-from durak_spec.reference_impl.yamlio import InputError, load_file
+from durak_spec.reference_impl.yamlio import (
+    INDEX_NAME,
+    ContentIndex,
+    InputError,
+    digest,
+    load_file,
+    read_bytes,
+    seal_of,
+)
 
 HERE = Path(__file__).resolve().parent
 CASES_DIR = HERE / "cases"
@@ -70,6 +78,11 @@ class Case:
         return len(self.setup.get("hands", []))
 
     @property
+    def cited_rules(self) -> list[str]:
+        """The rule ids the case cites: its `rules` and its steps' `rule`s."""
+        return self.rules + [s.rule for s in self.steps if s.rule]
+
+    @property
     def is_position(self) -> bool:
         """True when the case starts in the middle of a deal (needs the `positions` capability)."""
         return any(k in self.setup for k in ("table", "defender", "taking", "passed", "out",
@@ -91,13 +104,17 @@ def _yaml_path(parts) -> str:
     return out or "(top)"
 
 
-def parse_case(data, spec: Spec, file: str = "<case>", rel_id: str | None = None) -> Case:
-    """Validate one case's data against the schema and spec/, and build a Case."""
-    validator = jsonschema.Draft202012Validator(case_schema())
-    errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), e.message))
-    if errors:
-        err = jsonschema.exceptions.best_match(errors)
-        raise CaseError(file, f"{err.message} (schema case.schema.json)", _yaml_path(err.absolute_path))
+def parse_case(data, spec: Spec, file: str = "<case>", rel_id: str | None = None, *,
+               validated: bool = False) -> Case:
+    """Validate one case's data against the schema (unless `validated`: the index holds it) and
+    spec/, and build a Case."""
+    if not validated:
+        validator = jsonschema.Draft202012Validator(case_schema())
+        errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), e.message))
+        if errors:
+            err = jsonschema.exceptions.best_match(errors)
+            raise CaseError(file, f"{err.message} (schema case.schema.json)",
+                            _yaml_path(err.absolute_path))
     if rel_id is not None and data["id"] != rel_id:
         raise CaseError(file, f"id {data['id']!r} must repeat the file's path: {rel_id!r}", "id")
     known = spec.rules_by_id
@@ -161,33 +178,92 @@ def _rel_id(path: Path, root: Path) -> str:
     return path.relative_to(root).with_suffix("").as_posix()
 
 
+@dataclass(frozen=True)
+class CaseFacts:
+    """What selecting a case reads of it (runner.Selection.picks), as a Case has it: the index
+    holds these facts, so a case is picked without being parsed."""
+
+    id: str
+    rules: list
+    cited_rules: list
+    variants: list
+    players: int
+
+
+def _facts(data) -> dict:
+    """The facts the index keeps of one valid file: its kind, and what selection reads."""
+    if _is_retired(data):
+        return {"kind": "retired", "id": data.get("id")}
+    if "match" in data:
+        return {"kind": "match", "id": data.get("id")}
+    return {"kind": "case", "id": data["id"], "rules": list(data["rules"]),
+            "cited_rules": list(data["rules"]) + [s["rule"] for s in data["steps"] if s.get("rule")],
+            "variants": list(data.get("variants", DEFAULT_VARIANTS)),
+            "players": len(data["setup"].get("hands", []))}
+
+
+def _is_retired(data) -> bool:
+    return isinstance(data, dict) and "retired" in data and \
+        set(data) <= {"id", "retired", "description"}
+
+
+@lru_cache(maxsize=1)
+def case_index() -> ContentIndex:
+    """The shipped cases, validated once (yamlio.ContentIndex), sealed by the case schema."""
+    return ContentIndex(CASES_DIR / INDEX_NAME, seal_of([HERE / "schemas" / "case.schema.json"]))
+
+
 _CACHE: dict = {}  # (path, mtime, size, spec root) -> Case: files are parsed and validated once
 
 
-def _read_case(path: Path, spec: Spec, rel_id: str):
+def _spec_key(spec: Spec) -> tuple:
+    return (str(spec.root), tuple(spec.rules_by_id), tuple(spec.presets), tuple(spec.options))
+
+
+def _read_case(path: Path, spec: Spec, rel_id: str, raw: bytes | None = None,
+               trusted: dict | None = None):
+    """A case, a retired id (str) or a match ("match", id, data); `trusted` is the data the index
+    holds for the file's bytes (schema-valid: only spec/'s cross-references are checked)."""
     st = path.stat()
-    key = (str(path), st.st_mtime_ns, st.st_size, str(spec.root), tuple(spec.rules_by_id),
-           tuple(spec.presets), tuple(spec.options))
+    key = (str(path), st.st_mtime_ns, st.st_size, trusted is not None, *_spec_key(spec))
     if key not in _CACHE:
-        data = load_file(path)
-        if isinstance(data, dict) and "retired" in data and set(data) <= {"id", "retired", "description"}:
+        data = trusted if trusted is not None else load_file(path, raw)
+        if _is_retired(data):
             _CACHE[key] = data.get("id", rel_id)
         elif isinstance(data, dict) and "match" in data:
             _CACHE[key] = ("match", data.get("id", rel_id), data)
         else:
-            _CACHE[key] = parse_case(data, spec, str(path), rel_id)
+            _CACHE[key] = parse_case(data, spec, str(path), rel_id, validated=trusted is not None)
     return _CACHE[key]
 
 
-def load_suite(spec: Spec, root: Path | None = None, ids: tuple = ()) -> Suite:
+def load_suite(spec: Spec, root: Path | None = None, ids: tuple = (), pick=None, *,
+               trust: bool = True) -> Suite:
     """Load every case under `root`, or with `ids` (case ids or globs) only the files whose path
-    names one of them; invalid files are collected, not fatal."""
+    names one of them, and with `pick` (a predicate on CaseFacts) only the cases it picks (a
+    match or retired file is not a case: ids alone select it). Invalid files are collected, not
+    fatal. In the shipped folder a file whose bytes the index holds is taken from it, unparsed
+    and trusted to be schema-valid (`trust=False`: every file parsed and validated in full);
+    any other file, and any other folder, is read in full."""
     root = Path(root) if root is not None else CASES_DIR
+    index = case_index() if trust and root.resolve() == CASES_DIR.resolve() else None
     cases, broken, retired, matches, seen = [], [], [], [], {}
     for path in case_files(root, ids):
         rel_id = _rel_id(path, root)
         try:
-            case = _read_case(path, spec, rel_id)
+            raw = trusted = None
+            if index is not None:
+                raw = read_bytes(path)
+                sha = digest(raw)
+                facts = index.facts(sha)
+                if facts is not None and facts["kind"] == "case" and pick is not None and \
+                        not pick(CaseFacts(facts["id"], facts["rules"], facts["cited_rules"],
+                                           facts["variants"], facts["players"])):
+                    continue
+                trusted = index.data(sha) if facts is not None else None
+            case = _read_case(path, spec, rel_id, raw, trusted)
+            if pick is not None and isinstance(case, Case) and not pick(case):
+                continue
         except InputError as exc:
             broken.append(CaseError(str(path), exc.message))
             continue
@@ -224,6 +300,23 @@ _Dumper.add_representer(list, _represent_list)
 def dump_case(data: dict) -> str:
     """The canonical YAML text of a case (validated by the schema before it is written)."""
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, width=100, allow_unicode=True)
+
+
+def index_text(spec: Spec) -> str:
+    """The index of the shipped cases, each parsed and validated in full: what `durak lint
+    --write-index` writes to conformance/cases/index.jsonl. A broken file is left out (read in
+    full at every run, and reported)."""
+    entries = []
+    for path in case_files(CASES_DIR):
+        try:
+            raw = read_bytes(path)
+            case = _read_case(path, spec, _rel_id(path, CASES_DIR), raw)
+            data = case.data if isinstance(case, Case) else case[2] if isinstance(case, tuple) \
+                else load_file(path, raw)
+        except (InputError, CaseError):
+            continue
+        entries.append((path.relative_to(CASES_DIR).as_posix(), digest(raw), _facts(data), data))
+    return ContentIndex.text(seal_of([HERE / "schemas" / "case.schema.json"]), entries)
 
 
 def write_case(data: dict, spec: Spec, root: Path | None = None) -> Path:

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from durak_spec.conformance.actionmodel import ActionModel, translate
-from durak_spec.conformance.cases import CASES_DIR, Case, Step
+from durak_spec.conformance.cases import CASES_DIR, Case, CaseFacts, Step
 from durak_spec.conformance.engine import PROTOCOL_VERSION, ReferenceEngine, comparable, state_view
 from durak_spec.conformance.protocol import check_result
 from durak_spec.conformance.transport import (
@@ -88,13 +88,13 @@ class Selection:
     variants: tuple = ()
     players: tuple = ()
 
-    def picks(self, case: Case) -> bool:
+    def picks(self, case: Case | CaseFacts) -> bool:
         if self.players and case.players not in self.players:
             return False
         if self.cases and not any(fnmatch.fnmatchcase(case.id, p) for p in self.cases):
             return False
         if self.rules and not any(r == p or r.startswith(p + ".") or fnmatch.fnmatchcase(r, p)
-                                  for p in self.rules for r in case.rules + [s.rule for s in case.steps if s.rule]):
+                                  for p in self.rules for r in case.cited_rules):
             return False
         if self.areas and not any(r.split(".")[0] in self.areas for r in case.rules):
             return False

@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-import jsonschema
-
 from . import vocab
 from .cards import Deck
 from .disputes import Dispute, read_disputes
@@ -21,7 +19,7 @@ from .errors import SpecError, suggest
 from .lang import Definition
 from .model import Option, Rule, check_option_value, type_ok
 from .ruleset import Ruleset
-from .yamlio import InputError, load_file
+from .yamlio import INDEX_NAME, ContentIndex, InputError, digest, load_file, read_bytes, seal_of
 
 __all__ = ["Option", "Rule", "Spec", "check_option_value", "default_spec_dir", "load_spec",
            "shipped_spec"]
@@ -123,6 +121,8 @@ MAX_MESSAGE = 200
 
 
 def _validate(data, schema_name: str, file: str) -> None:
+    import jsonschema  # only for a file the index does not hold: its import costs a fifth of a second
+
     validator = jsonschema.Draft202012Validator(_schema(schema_name))
     errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), e.message))
     if errors:
@@ -139,7 +139,27 @@ def _trusted(root: Path) -> bool:
     return root.resolve() == default_spec_dir().resolve()
 
 
-def _read(root: Path, rel: str, schema: str):
+@lru_cache(maxsize=1)
+def spec_index() -> ContentIndex:
+    """The shipped spec files, validated once (yamlio.ContentIndex), sealed by the schemas."""
+    root = default_spec_dir()
+    return ContentIndex(root / INDEX_NAME, seal_of(sorted((root / "schemas").glob("*.json"))))
+
+
+class _Reader:
+    """Reads the files of one spec folder: a file whose bytes the shipped index holds (validated
+    against the same schema) is taken from it; any other is parsed and validated. With `record`,
+    every file is parsed and validated, and (file, sha256, facts, data) appended to it."""
+
+    def __init__(self, root: Path, record: list | None = None):
+        self.root, self.record = root, record
+        self.index = spec_index() if record is None else None
+
+    def __call__(self, rel: str, schema: str):
+        return _read(self.root, rel, schema, self)
+
+
+def _read(root: Path, rel: str, schema: str, reader: _Reader | None = None):
     path = root / rel
     # A spec file of a folder given with --spec is part of that folder: one that leads elsewhere
     # (a symlink to /etc/shadow, a `../` path in the manifest) is refused before it is read, so
@@ -152,10 +172,19 @@ def _read(root: Path, rel: str, schema: str):
         raise SpecError(f"leads outside the spec folder {root} (to {path.resolve()}); "
                         "copy the file into the folder", str(path))
     try:
-        data = load_file(path)
+        raw = read_bytes(path)
+        sha = digest(raw)
+        if reader is not None and reader.index is not None and \
+                (reader.index.facts(sha) or {}).get("schema") == schema:
+            data = reader.index.data(sha)
+            if data is not None:
+                return data
+        data = load_file(path, raw)
     except InputError as exc:
         raise SpecError(exc.message, str(path)) from None
     _validate(data, schema, str(path))
+    if reader is not None and reader.record is not None:
+        reader.record.append((Path(rel).as_posix(), sha, {"schema": schema}, data))
     return data
 
 
@@ -177,31 +206,34 @@ def _check_actions(flow: dict, file: str) -> None:
                         file, "actions")
 
 
-def load_spec(root=None) -> Spec:
-    """Load and validate a spec folder (the shipped one by default)."""
+def load_spec(root=None, record: list | None = None) -> Spec:
+    """Load and validate a spec folder (the shipped one by default). With `record` (a list),
+    every file is parsed and validated in full, and what each holds is appended to it for the
+    index (`write_spec_index`)."""
     root = Path(root) if root is not None else default_spec_dir()
     if not (root / "spec.yaml").is_file():
         raise SpecError("no spec.yaml here; point at a folder that holds the spec", str(root))
-    manifest = _read(root, "spec.yaml", "manifest.schema.json")
+    read = _Reader(root, record)
+    manifest = read("spec.yaml", "manifest.schema.json")
     files = manifest["files"]
-    sources = _read(root, files["sources"], "sources.schema.json")["sources"]
-    deck_data = _read(root, files["deck"], "deck.schema.json")
+    sources = read(files["sources"], "sources.schema.json")["sources"]
+    deck_data = read(files["deck"], "deck.schema.json")
     options_file = str(root / files["options"])
     options = {name: Option(name=name, **o) for name, o in
-               _read(root, files["options"], "options.schema.json")["options"].items()}
-    presets = _read(root, files["presets"], "presets.schema.json")["presets"]
+               read(files["options"], "options.schema.json")["options"].items()}
+    presets = read(files["presets"], "presets.schema.json")["presets"]
     defs_file = str(root / files["definitions"])
     definitions = {n: Definition(d["text"], d["clause"], defs_file, f"definitions.{n}.clause",
                                  tuple(d.get("params", {}).items())) for n, d in
-                   _read(root, files["definitions"], "definitions.schema.json")["definitions"].items()}
-    flow_data = _read(root, files["flow"], "flow.schema.json")
+                   read(files["definitions"], "definitions.schema.json")["definitions"].items()}
+    flow_data = read(files["flow"], "flow.schema.json")
     flow = flow_data["events"]
     _check_actions(flow_data, str(root / files["flow"]))
-    invariants = _read(root, files["invariants"], "invariants.schema.json")["invariants"]
+    invariants = read(files["invariants"], "invariants.schema.json")["invariants"]
     rules: list[Rule] = []
     for area in manifest["areas"]:
         file = str(root / area["file"])
-        for i, r in enumerate(_read(root, area["file"], "rules.schema.json")["rules"]):
+        for i, r in enumerate(read(area["file"], "rules.schema.json")["rules"]):
             rules.append(Rule(area=area["id"], file=file, path=f"rules[{i}]", **r))
             for kind in r.get("applies_to", []):
                 if kind not in flow_data["actions"]:
@@ -214,14 +246,14 @@ def load_spec(root=None) -> Spec:
                 flow, invariants, rules, manifest["areas"])
     first = next(iter(deck_data["packs"]))
     spec.deck = spec.make_deck(first)
-    spec.teams = _read(root, files["teams"], "teams.schema.json")["layouts"]
+    spec.teams = read(files["teams"], "teams.schema.json")["layouts"]
     _check_teams(spec, str(root / files["teams"]), options_file)
     _check_references(spec, str(root / files["sources"]), options_file,
                       str(root / files["presets"]), str(root / files["invariants"]))
-    spec.disputes = read_disputes(_read(root, files["disputes"], "disputes.schema.json"), spec,
+    spec.disputes = read_disputes(read(files["disputes"], "disputes.schema.json"), spec,
                                   str(root / files["disputes"]))
     if "variants" in files:
-        spec.variants = _read(root, files["variants"], "variants.schema.json")["variants"]
+        spec.variants = read(files["variants"], "variants.schema.json")["variants"]
         _check_variants(spec, str(root / files["variants"]))
     return spec
 
@@ -361,6 +393,15 @@ def _check_teams(spec: Spec, file: str, options_file: str) -> None:
             if len(teams) != n or len(set(teams)) < 2 or set(teams) != set(range(len(set(teams)))):
                 raise SpecError(f"teams must give one team number per seat, numbered from 0, with "
                                 f"at least two teams: {teams}", file, f"{where}.teams")
+
+
+def spec_index_text(root=None) -> str:
+    """The index of a spec folder's files (the shipped one by default), each parsed and validated
+    in full: what `durak lint --write-index` writes to spec/index.jsonl."""
+    record: list = []
+    load_spec(root, record=record)
+    schemas = default_spec_dir() / "schemas"
+    return ContentIndex.text(seal_of(sorted(schemas.glob("*.json"))), record)
 
 
 @lru_cache(maxsize=4)

@@ -8,6 +8,7 @@ file and, where the parser knows it, the line and column: never a traceback, a h
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -248,6 +249,11 @@ def _bounded_int(digits: str) -> int:
 def read_bounded(path, limit: int = MAX_BYTES) -> str:
     """Read a text file of at most `limit` bytes. A larger or endless one (/dev/zero, a pipe
     that never ends) is an error after reading limit + 1 bytes, not an exhausted memory."""
+    return decode(path, read_bytes(path, limit))
+
+
+def read_bytes(path, limit: int = MAX_BYTES) -> bytes:
+    """The bytes of a file of at most `limit` bytes (read_bounded, undecoded)."""
     p = Path(path)
     try:
         with open(p, "rb") as f:
@@ -265,17 +271,94 @@ def read_bounded(path, limit: int = MAX_BYTES) -> str:
         raise InputError(str(p), exc.strerror or str(exc)) from None
     if len(raw) > limit:
         raise InputError(str(p), f"is larger than the limit of {limit:,} bytes (an endless file?)")
+    return raw
+
+
+def decode(path, raw: bytes) -> str:
+    """UTF-8 text, or an InputError naming the line of the first byte that is not."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[:exc.start].count(b"\n") + 1
-        raise InputError(str(p), f"is not UTF-8 text (line {line}, byte {exc.start})") from None
+        raise InputError(str(path), f"is not UTF-8 text (line {line}, byte {exc.start})") from None
 
 
-def load_file(path) -> object:
-    """Read and parse one YAML or JSON file."""
+def load_file(path, raw: bytes | None = None) -> object:
+    """Read and parse one YAML or JSON file (`raw`: its bytes, when already read)."""
     p = Path(path)
-    text = read_bounded(p)
+    text = read_bounded(p) if raw is None else decode(p, raw)
     if p.suffix == ".json":
         return parse_json(text, str(p))
     return parse_text(text, str(p))
+
+
+# The shipped YAML files are validated once, by `durak lint --write-index`, which stores what each
+# parses to in an index beside them, under the SHA-256 of its bytes. A file whose bytes hash to an
+# entry is not parsed or validated again; any other (edited, new, a user's own) is read in full.
+INDEX_NAME = "index.jsonl"
+INDEX_FORMAT = "durak-spec content index 1"
+
+
+def digest(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+class ContentIndex:
+    """The index of one folder (INDEX_NAME): a header line {"format", "seal"}, then one line per
+    file, `{"file", "sha256", ...facts}<TAB>data`, both JSON (JSON text holds no raw tab). The
+    seal is the digest of what validation depended on (the schemas): an index written under other
+    schemas, or unreadable, is ignored as a whole."""
+
+    def __init__(self, path: Path, seal: str):
+        self.path, self.seal = Path(path), seal
+        self.entries: dict[str, tuple[dict, str]] = {}  # sha256 -> (facts, data as JSON text)
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+            header = json.loads(lines[0]) if lines else {}
+        except (OSError, UnicodeDecodeError, ValueError):
+            return
+        if header != {"format": INDEX_FORMAT, "seal": seal}:
+            return
+        for line in lines[1:]:
+            facts, _, data = line.partition("\t")
+            try:
+                facts = json.loads(facts)
+                self.entries[facts["sha256"]] = (facts, data)
+            except (ValueError, KeyError, TypeError):
+                continue
+
+    def facts(self, sha: str) -> dict | None:
+        entry = self.entries.get(sha)
+        return entry[0] if entry else None
+
+    def data(self, sha: str):
+        """What the file of this digest parses to, or None when the index does not hold it."""
+        entry = self.entries.get(sha)
+        if entry is None:
+            return None
+        try:
+            return json.loads(entry[1])
+        except ValueError:
+            return None
+
+    @staticmethod
+    def text(seal: str, entries) -> str:
+        """The index's text: `entries` are (file, sha256, facts, data), written in file order;
+        data JSON would not read back as it is (a date, a non-string key) is left out."""
+        lines = [json.dumps({"format": INDEX_FORMAT, "seal": seal})]
+        for file, sha, facts, data in sorted(entries, key=lambda e: e[0]):
+            text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+            if json.loads(text) != data:
+                continue
+            head = json.dumps({"file": file, "sha256": sha, **facts}, ensure_ascii=False,
+                              separators=(",", ":"))
+            lines.append(f"{head}\t{text}")
+        return "\n".join(lines) + "\n"
+
+
+def seal_of(files) -> str:
+    """The digest of the files validation depends on (the schemas), in the order given."""
+    h = hashlib.sha256()
+    for f in files:
+        h.update(Path(f).name.encode() + b"\0" + Path(f).read_bytes() + b"\0")
+    return h.hexdigest()

@@ -82,7 +82,7 @@ def run_suite(spec, adapter_name, selection, *, cases_dir=None, known_file=None,
     imported from (--path)."""
     limits = limits or Limits()
     known = load_known_failures(known_file) if known_file else {}
-    suite = load_suite(spec, cases_dir, ids=selection.cases)
+    suite = load_suite(spec, cases_dir, ids=selection.cases, pick=selection.picks)
     adapter = make_adapter(adapter_name, timeout, spec, paths=paths)
     session = Session(spec, adapter, known=known, adapter_name=adapter_name, spec_dir=spec_dir,
                       options=options, paths=paths)

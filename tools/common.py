@@ -61,9 +61,11 @@ def output_console() -> Console:
     return console
 
 
-def _load(ctx) -> Spec:
+def _load(ctx, full: bool = False) -> Spec:
+    """The spec of --spec, or the shipped one; `full`: every file parsed and validated, none
+    taken from the shipped index (durak lint)."""
     try:
-        return load_spec(ctx.obj.get("spec_dir"))
+        return load_spec(ctx.obj.get("spec_dir"), record=[] if full else None)
     except (DurakError, InputError) as exc:
         raise UserError(str(exc)) from None
 

@@ -17,7 +17,7 @@ from durak_spec.tools.lint.coverage import coverage, gaps, load_untested
 def lint_cases(spec: Spec, report, cases_dir=None, progress=None) -> list:
     """Add the suite's problems and counts to a LintReport; return the coverage needs.
     `progress` (tools.common.ProgressReport) counts the case runs."""
-    suite = load_suite(spec, cases_dir)
+    suite = load_suite(spec, cases_dir, trust=False)  # every file validated, none from the index
     for err in suite.broken:
         report.problems.append(f"broken case file: {err}")
     session = Session(spec, make_adapter("reference", spec=spec), adapter_name="reference")

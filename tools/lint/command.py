@@ -8,8 +8,9 @@ import sys
 
 import click
 
-from durak_spec.tools.common import ProgressReport, _load
+from durak_spec.tools.common import ProgressReport, UserError, _load
 from durak_spec.tools.lint.cases import lint_cases
+from durak_spec.tools.lint.index import is_checkout, stale_indexes, write_indexes
 from durak_spec.tools.lint.spec import lint
 
 
@@ -19,14 +20,34 @@ from durak_spec.tools.lint.spec import lint
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="Text for people, JSON for programs.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or status lines.")
+@click.option("--write-index", is_flag=True,
+              help="In a checkout of the repository, rewrite spec/index.jsonl and "
+                   "conformance/cases/index.jsonl (what each shipped file parses to, so that "
+                   "commands need not parse and validate it again) when lint finds no problem.")
 @click.pass_context
-def lint_command(ctx, cases_dir, fmt, quiet):
+def lint_command(ctx, cases_dir, fmt, quiet, write_index):
     """Check spec/ and the conformance suite for consistency and coverage; exit 1 on problems."""
-    spec = _load(ctx)
+    shipped = ctx.obj.get("spec_dir") is None and cases_dir is None
+    if write_index and not (shipped and is_checkout()):
+        raise UserError("--write-index rewrites the indexes of the shipped spec and cases in a "
+                        "checkout of the repository: give neither --spec nor --cases-dir, and run "
+                        "it from an editable install (pip install -e .)")
+    spec = _load(ctx, full=True)
     report = lint(spec)
     with ProgressReport("lint", None, "case runs", quiet=quiet or fmt == "json",
                         failures="problems") as progress:
         lint_cases(spec, report, cases_dir, progress)
+    if shipped:
+        if write_index and not report.problems:
+            for path in write_indexes(spec):
+                report.notes.append(f"wrote {path}")
+        elif write_index:
+            report.notes.append("the indexes were not rewritten: lint found problems")
+        else:
+            for path in stale_indexes(spec):
+                report.notes.append(f"{path} is out of date: the files it does not hold are parsed "
+                                    "and validated at every run; `durak lint --write-index` "
+                                    "rewrites it")
     if fmt == "json":
         click.echo(json.dumps({"counts": report.counts, "notes": report.notes,
                                "problems": report.problems}, indent=2, default=str))

@@ -1,0 +1,75 @@
+"""The index of the shipped cases (conformance/cases/index.jsonl): a case whose bytes it holds is
+taken from it unparsed; an edited or new one is parsed and validated in full, never trusted."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from durak_spec.conformance import cases as cases_module
+from durak_spec.conformance.cases import load_suite
+from durak_spec.conformance.runner import Selection
+from durak_spec.reference_impl.yamlio import INDEX_NAME, ContentIndex
+
+SAMPLE = ("attack/open_any_card", "attack/open_on_table", "defence/cover_higher_same_suit")
+
+
+@pytest.fixture
+def shipped(tmp_path, monkeypatch):
+    """A shipped folder of a few cases with the shipped index, and the files parsed from it."""
+    root = tmp_path / "cases"
+    for case_id in SAMPLE:
+        (root / case_id).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(cases_module.CASES_DIR / f"{case_id}.yaml", root / f"{case_id}.yaml")
+    shutil.copy(cases_module.CASES_DIR / INDEX_NAME, root / INDEX_NAME)
+    monkeypatch.setattr(cases_module, "CASES_DIR", root)
+    cases_module.case_index.cache_clear()
+    cases_module._CACHE.clear()
+    parsed = []
+    real = cases_module.load_file
+    monkeypatch.setattr(cases_module, "load_file",
+                        lambda p, raw=None: parsed.append(p.relative_to(root).as_posix()) or real(p, raw))
+    yield root, parsed
+    cases_module.case_index.cache_clear()
+    cases_module._CACHE.clear()
+
+
+def test_shipped_cases_the_index_holds_are_not_parsed(spec, shipped):
+    root, parsed = shipped
+    suite = load_suite(spec)
+    assert sorted(c.id for c in suite.cases) == sorted(SAMPLE) and not suite.broken
+    assert parsed == []
+
+
+def test_an_edited_shipped_case_is_validated_in_full(spec, shipped):
+    root, parsed = shipped
+    path = root / f"{SAMPLE[0]}.yaml"
+    path.write_text(path.read_text() + "bogus_field: 1\n")
+    suite = load_suite(spec)
+    assert parsed == [f"{SAMPLE[0]}.yaml"]
+    assert [e.file for e in suite.broken] == [str(path)]
+    assert "bogus_field" in str(suite.broken[0])
+    assert sorted(c.id for c in suite.cases) == sorted(SAMPLE[1:])
+
+
+def test_a_case_the_index_holds_is_the_case_parsed_in_full(spec, shipped):
+    trusted = load_suite(spec)
+    cases_module._CACHE.clear()
+    full = load_suite(spec, trust=False)
+    assert [(c.id, c.data, c.steps) for c in trusted.cases] == \
+        [(c.id, c.data, c.steps) for c in full.cases]
+
+
+def test_cases_are_selected_by_rule_from_the_index_without_being_parsed(spec, shipped):
+    root, parsed = shipped
+    suite = load_suite(spec, pick=Selection(rules=("defence",)).picks)
+    assert [c.id for c in suite.cases] == ["defence/cover_higher_same_suit"]
+    assert parsed == []
+
+
+def test_an_index_written_under_another_schema_is_ignored(tmp_path):
+    path = tmp_path / INDEX_NAME
+    path.write_text(ContentIndex.text("seal-a", [("a.yaml", "0" * 64, {}, {"x": 1})]))
+    assert ContentIndex(path, "seal-a").data("0" * 64) == {"x": 1}
+    assert ContentIndex(path, "seal-b").data("0" * 64) is None
