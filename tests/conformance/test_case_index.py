@@ -73,3 +73,26 @@ def test_an_index_written_under_another_schema_is_ignored(tmp_path):
     path.write_text(ContentIndex.text("seal-a", [("a.yaml", "0" * 64, {}, {"x": 1})]))
     assert ContentIndex(path, "seal-a").data("0" * 64) == {"x": 1}
     assert ContentIndex(path, "seal-b").data("0" * 64) is None
+
+
+def test_lint_notes_an_index_out_of_date_until_it_is_rewritten(spec, shipped, monkeypatch):
+    from durak_spec.tools.lint import index as lint_index
+
+    root, _ = shipped
+    monkeypatch.setattr(lint_index, "CASES_DIR", root)
+    assert root / INDEX_NAME in lint_index.stale_indexes(spec)  # it holds the whole suite
+    (root / INDEX_NAME).write_text(lint_index.index_files(spec)[root / INDEX_NAME])
+    assert root / INDEX_NAME not in lint_index.stale_indexes(spec)
+    path = root / f"{SAMPLE[1]}.yaml"
+    path.write_text(path.read_text().replace("description:", "description: edited,", 1))
+    cases_module._CACHE.clear()
+    assert root / INDEX_NAME in lint_index.stale_indexes(spec)
+
+
+def test_write_index_refuses_a_folder_other_than_the_shipped_one(tmp_path):
+    from click.testing import CliRunner
+
+    from durak_spec.tools.cli import cli
+
+    result = CliRunner().invoke(cli, ["lint", "--write-index", "--cases-dir", str(tmp_path)])
+    assert result.exit_code == 2 and "--write-index" in result.output, result.output

@@ -8,9 +8,9 @@ import sys
 
 import click
 
-from durak_spec.tools.common import ProgressReport, UserError, _load
+from durak_spec.tools.common import ProgressReport, UserError, _load, in_checkout
 from durak_spec.tools.lint.cases import lint_cases
-from durak_spec.tools.lint.index import is_checkout, stale_indexes, write_indexes
+from durak_spec.tools.lint.index import stale_indexes, write_indexes
 from durak_spec.tools.lint.spec import lint
 
 
@@ -28,10 +28,10 @@ from durak_spec.tools.lint.spec import lint
 def lint_command(ctx, cases_dir, fmt, quiet, write_index):
     """Check spec/ and the conformance suite for consistency and coverage; exit 1 on problems."""
     shipped = ctx.obj.get("spec_dir") is None and cases_dir is None
-    if write_index and not (shipped and is_checkout()):
-        raise UserError("--write-index rewrites the indexes of the shipped spec and cases in a "
-                        "checkout of the repository: give neither --spec nor --cases-dir, and run "
-                        "it from an editable install (pip install -e .)")
+    if write_index and not (shipped and in_checkout()):
+        raise UserError("--write-index rewrites the indexes of the shipped spec and cases of a git "
+                        "checkout of durak-spec (an installed package is never written into); "
+                        "give neither --spec nor --cases-dir")
     spec = _load(ctx, full=True)
     report = lint(spec)
     with ProgressReport("lint", None, "case runs", quiet=quiet or fmt == "json",

@@ -32,13 +32,6 @@ def stale_indexes(spec: Spec) -> list[Path]:
     return out
 
 
-def is_checkout() -> bool:
-    """Whether the shipped folders are those of a checkout of the repository (not an installed
-    package): only there are the indexes written."""
-    root = default_spec_dir().resolve().parent
-    return (root / "pyproject.toml").is_file() and CASES_DIR.resolve().is_relative_to(root)
-
-
 def write_indexes(spec: Spec) -> list[Path]:
     out = []
     for path, text in index_files(spec).items():
