@@ -158,6 +158,16 @@ def junit_text(results, meta: dict) -> str:
         by_area[r.area or "other"].append(r)
     engine = meta.get("engine") or {}
     suites = ET.Element("testsuites", name=f"durak-spec conformance: {engine.get('name', '')}")
+    problems = meta.get("problems") or []
+    if problems:  # root causes first: one failing test per problem, its shortest run the detail
+        suite = ET.SubElement(suites, "testsuite", name="problems", tests=str(len(problems)),
+                              failures=str(len(problems)), errors="0", skipped="0", time="0")
+        for i, p in enumerate(problems, 1):
+            tc = ET.SubElement(suite, "testcase", classname="problems",
+                               name=f"problem {i}: {p.get('rule') or '(no rule)'} {p.get('kind')}",
+                               time="0")
+            ET.SubElement(tc, "failure", message=_clip(_problem_line(p), 500),
+                          type=str(p.get("kind"))).text = _problem_text(p)
     if meta.get("error"):  # the engine never got to play: CI still gets a red test with why
         suite = ET.SubElement(suites, "testsuite", name="engine", tests="1", failures="0",
                               errors="1", skipped="0", time="0")
@@ -188,6 +198,20 @@ def junit_text(results, meta: dict) -> str:
         ET.SubElement(tc, "error", message=_clip(meta["stopped"], 500), type="stopped").text = \
             meta["stopped"]
     return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _problem_line(p: dict) -> str:
+    return (f"{p.get('rule') or '(no rule)'}: the engine {p.get('kind')} in {p.get('count')} "
+            f"run(s) of {len(p.get('cases') or [])} case(s); {p.get('message')}")
+
+
+def _problem_text(p: dict) -> str:
+    ex = p.get("example") or {}
+    return "\n".join([_problem_line(p), f"presets: {', '.join(p.get('presets') or [])}",
+                      f"cases: {', '.join((p.get('cases') or [])[:20])}",
+                      f"shortest: {ex.get('case')} under {ex.get('variant')}, step {ex.get('step')}: "
+                      f"{ex.get('action')} ({ex.get('check')})",
+                      _clip(ex.get("message", ""), MAX_TEXT), f"reproduce: {p.get('reproduce')}"])
 
 
 def _clip(text, n: int) -> str:
@@ -292,6 +316,7 @@ def html_text(results, meta: dict, positions: dict | None = None) -> str:
             links.append(f"<a class='{status}' href='#{target}'>{n} {status}</a>")
     out.append(f"<nav class='counts'>{''.join(links)}</nav>")
 
+    out += _problems_html(meta.get("problems") or [], docs_url)
     by_rule = defaultdict(dict)
     for r in failing:
         by_rule[deciding_rule(r)].setdefault(_failure_key(r), []).append(r)
@@ -334,6 +359,29 @@ def html_text(results, meta: dict, positions: dict | None = None) -> str:
     out.append("</tbody></table>")
     out.append(f"<script>{_JS}</script></body></html>")
     return "\n".join(out)
+
+
+def _problems_html(problems: list, docs_url: str) -> list[str]:
+    """The root causes, before the failures they group."""
+    if not problems:
+        return []
+    out = [f"<h2 id='problems'>Problems ({len(problems)}, behind "
+           f"{sum(p.get('count', 0) for p in problems)} failing runs)</h2>"]
+    for i, p in enumerate(problems, 1):
+        rule = p.get("rule")
+        head = _rule_code(rule, docs_url) if rule and "." in rule else _e(rule or "(no rule)")
+        ex = p.get("example") or {}
+        out.append(
+            f"<details class='failure' id='problem-{i}' open><summary>problem {i}: {head} "
+            f"<span class='variants'>the engine {_e(p.get('kind'))}: {p.get('count')} run(s), "
+            f"{len(p.get('cases') or [])} case(s)</span></summary>"
+            f"<div>{_e(p.get('message'))}</div>"
+            f"<div>presets: {_e(', '.join(p.get('presets') or []))}</div>"
+            f"<div>shortest: <code>{_e(ex.get('case'))}</code> under {_e(ex.get('variant'))}, "
+            f"step {_e(ex.get('step'))}: <code>{_e(ex.get('action'))}</code> ({_e(ex.get('check'))})"
+            f"</div><div>{_e(_clip(ex.get('message', ''), MAX_TEXT))}</div>"
+            f"<div>reproduce:</div><pre>{_e(p.get('reproduce'))}</pre></details>")
+    return out
 
 
 def _rule_code(rule_id: str, docs_url: str) -> str:

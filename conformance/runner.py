@@ -31,6 +31,7 @@ from pathlib import Path
 from durak_spec.conformance.actionmodel import ActionModel, translate
 from durak_spec.conformance.cases import CASES_DIR, Case, CaseFacts, Step
 from durak_spec.conformance.engine import PROTOCOL_VERSION, ReferenceEngine, comparable, state_view
+from durak_spec.conformance.problems import Evidence
 from durak_spec.conformance.protocol import check_result
 from durak_spec.conformance.transport import (
     Adapter,
@@ -75,6 +76,7 @@ class Result:
     engine_options: dict = field(default_factory=dict)  # where the engine's variant differs: {name: value}
     rederived: list = field(default_factory=list)  # expectations that differ from the shipped ones
     skip_reason: str = ""            # a skip's reason without the case's particulars, for grouping
+    players: int | None = None       # the case's player count
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -297,6 +299,7 @@ class Session:
         self._reference = _Replay(spec, self._compiled) if check_cases else None
         self.restarts = 0
         self.steps = 0
+        self.evidence = Evidence()  # what the engine did in every case run, to confirm advice
 
     # -- engine lifecycle ---------------------------------------------------------------------
     def open(self) -> dict:
@@ -472,7 +475,7 @@ class Session:
     def run_case(self, case: Case, preset: str) -> Result:
         t0 = time.perf_counter()
         res = Result(case.id, preset, "pass", case.description, list(case.rules), case.area, case.file,
-                     reproduce=self.reproduce(case, preset))
+                     reproduce=self.reproduce(case, preset), players=case.players)
         try:
             rs = self.ruleset(case, preset)
         except DurakError as exc:
@@ -513,10 +516,12 @@ class Session:
             res.description = played.description
             res.steps_run = self._play(self.adapter, played, own, values, self.hello.get("levels", []),
                                        observations=observations)
+            self._observed(run_rs, case, observations, None)
         except Mismatch as m:
             res.status, res.step, res.action, res.check = "fail", m.step, m.action, m.check
             res.want, res.have, res.message = m.want, m.have, m.message
             self._diagnose(res, run_rs, case, observations, m)
+            self._observed(run_rs, case, observations, res)
         except EngineSkipped as exc:
             res.status, res.message = "skip", f"the engine skipped it: {exc}"
             res.skip_reason = res.message
@@ -540,6 +545,13 @@ class Session:
         left_out = "; ".join(f"step {i} ({case.steps[i].action}) not sent: {why}" for i, why in moves.dropped)
         note = f" [played as the engine's action model: {model.describe()}{'; ' + left_out if left_out else ''}]"
         return replace(case, steps=steps, legal=moves.legal, description=case.description + note)
+
+    def _observed(self, ruleset, case: Case, observations: list, record) -> None:
+        """Keep what the engine did in this run, the evidence any advice must agree with."""
+        model = getattr(self, "model", None)
+        if model is not None and not model.canonical:
+            observations = _atomic(observations)
+        self.evidence.add(ruleset, case.setup, observations, record)
 
     def _diagnose(self, res: Result, ruleset, case: Case, observations: list, m: Mismatch) -> None:
         """Name the rule that decides the failure (computed by the reference), and whether an

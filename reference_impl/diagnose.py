@@ -1116,3 +1116,27 @@ def _follow_option(spec, found: Diagnosis) -> None:
     if others:
         found.also = [r for r in [found.rule, *found.also] if r and r != others[0]]
         found.rule = others[0]
+
+
+def reproduces(ruleset: Ruleset, setup, observations: list[Observation]) -> bool:
+    """Whether the reference under `ruleset` does everything the engine was observed to do in
+    one game: every verdict, and every state field and legal set it was asked for (what makes
+    advice "plays as if X = Y" true for a run, not only for its failing prefix)."""
+    try:
+        game = Game(ruleset, _setup(ruleset, setup))
+        for obs in observations:
+            if obs.action is None:
+                if not _consistent(game, True, None, obs):
+                    return False
+                continue
+            action = parse_action(obs.action, ruleset.deck, game.state.n)
+            legal = action in game.legal_actions()
+            if obs.accepted is not None and obs.accepted != legal:
+                return False
+            if legal:
+                game.apply_action(action)
+            if not _consistent(game, legal, None, obs):
+                return False
+    except (DurakError, RuntimeError, ValueError, TypeError, KeyError, IndexError):
+        return False
+    return True

@@ -24,6 +24,7 @@ from rich.table import Table
 from durak_spec.conformance import report as reports
 from durak_spec.conformance.cases import load_suite
 from durak_spec.conformance.matches import run_match_case
+from durak_spec.conformance.problems import find_problems
 from durak_spec.conformance.runner import (
     FAILING,
     Selection,
@@ -127,7 +128,8 @@ def run_suite(spec, adapter_name, selection, *, cases_dir=None, known_file=None,
                  "broken_files": [str(e) for e in suite.broken],
                  "rederived": sum(1 for r in results if r.engine_options and r.status != "skip"),
                  "skip_reasons": [{"reason": k, "count": n} for k, n in skip_reasons(results)],
-                 "tested_too_little": tested_too_little(results)})
+                 "tested_too_little": tested_too_little(results),
+                 "problems": find_problems(results, session.evidence)})
     return results, meta, suite
 
 
@@ -171,7 +173,11 @@ def _print_summary(console: Console, results, meta, suite) -> None:
             c = summarize(items)
             table.add_row(area, *[str(c[s]) for s in statuses])
         console.print(table)
+    print_problems(console, meta.get("problems") or [])
     bad = [r for r in results if r.status in FAILING]
+    if bad and meta.get("problems"):
+        console.print(f"The failing case runs ({len(bad)}), first {min(len(bad), SHOW_FAILURES)}:",
+                      highlight=False)
     for r in bad[:SHOW_FAILURES]:
         rule = f"rule: {r.rule}" if r.rule else f"rules: {', '.join(r.rules)}"
         console.print(f"[bold red]{r.status.upper()}[/] {r.case} @ {r.variant}  {rule}", highlight=False)
@@ -210,6 +216,26 @@ def _print_summary(console: Console, results, meta, suite) -> None:
         code = f"exit code {EXIT_TOO_LITTLE}" if not exit_code(results) and not suite.broken \
             else "the failures above decide the exit code (1)"
         console.print(f"[bold yellow]TESTED TOO LITTLE[/]: {what}; {code}", highlight=False)
+
+
+def print_problems(console: Console, problems: list) -> None:
+    """The problems first: one block per root cause, with its shortest reproducing run."""
+    if not problems:
+        return
+    runs = sum(p["count"] for p in problems)
+    console.print(f"[bold]{len(problems)} problem(s)[/] behind {runs} failing run(s):", highlight=False)
+    for i, p in enumerate(problems, 1):
+        presets = ", ".join(p["presets"][:6]) + (f" (+{len(p['presets']) - 6})" if len(p["presets"]) > 6 else "")
+        players = f"; {', '.join(map(str, p['players']))} players" if p.get("players") else ""
+        console.print(f"[bold red]PROBLEM {i}[/] {p['rule'] or '(no rule)'}: the engine {p['kind']}  "
+                      f"({p['count']} run(s), {len(p['cases'])} case(s); under {presets}{players})",
+                      highlight=False)
+        console.print(f"  {p['message']}", highlight=False, markup=False)
+        ex = p["example"]
+        where = f"step {ex['step']}: {ex['action']} ({ex['check']})" if ex.get("step") is not None else ""
+        console.print(f"  shortest: {ex['case']} @ {ex['variant']}  {where}", highlight=False, markup=False)
+        console.print(f"  {reports._clip(ex['message'], 400)}", highlight=False, markup=False)
+        console.print(f"  reproduce: {p['reproduce']}", highlight=False, markup=False, soft_wrap=True)
 
 
 def _exit_code(results, meta, suite) -> int:

@@ -71,7 +71,9 @@ TABLE = [
               "True"),), as_option=("defender_hand_bound", "none")),
     M("pile_on_any_time", "throw_in.timing", "cards may be added before the defender beats one",
       edits=(("rules/throw_in.yaml", "taking or table_covered > 0 or opt.pile_on",
-              "True or table_covered > 0 or opt.pile_on"),), as_option=("pile_on", "any_time")),
+              "True or table_covered > 0 or opt.pile_on"),)),
+    # not pile_on = any_time: that value also lets a second seat add before the first card is
+    # beaten (throw_in/one_at_a_time_second_card), which this engine refuses
     M("throw_in_attack_ranks", "throw_in.rank", "only the ranks of attack cards may be added",
       options=(("throw_in_match", "rank_attack_cards_only"),),
       as_option=("throw_in_match", "rank_attack_cards_only")),

@@ -80,12 +80,15 @@ def jobs_of(suite, selection: Selection | None = None) -> list:
 
 
 def run_cases(spec, adapter_name: str, jobs, *, check_cases: bool = False, timeout: float = 5.0,
-              diagnose_budget: float = 30.0):
+              diagnose_budget: float = 30.0, evidence=None):
     """Run jobs in one session, without reloading spec/ or the cases. `diagnose_budget` is the
     safety limit in seconds of the counterfactual search of one failure (the search stops at a
-    count of variants, diagnose.SEARCH_LIMIT, so two runs' diagnoses compare whole)."""
+    count of variants, diagnose.SEARCH_LIMIT, so two runs' diagnoses compare whole). Pass an
+    `evidence` (problems.Evidence) to keep what the engine did, to confirm advice with."""
     session = Session(spec, make_adapter(adapter_name, timeout, spec), adapter_name=adapter_name,
                       check_cases=check_cases, diagnose_budget=diagnose_budget)
+    if evidence is not None:
+        session.evidence = evidence
     session.open()
     try:
         return [session.run_case(case, variant) for case, variant in jobs]

@@ -54,12 +54,32 @@ def test_a_failure_in_the_json_report_names_case_rules_step_want_and_have(report
     assert failure["want"] == "rejected by defence.beat" and failure["have"] == "accepted"
 
 
+def test_the_report_leads_with_one_problem_per_root_cause(reports):
+    """The wrong beat rule fails many case runs; they are one problem under defence.beat, with
+    its shortest run and no advice (no option makes a trump fail to beat)."""
+    data, paths = reports
+    failing = [c for c in data["cases"] if c["status"] == "fail"]
+    beat = [p for p in data["problems"] if p["rule"] == "defence.beat"]
+    assert len(failing) > len(data["problems"]) and len(beat) == 1
+    assert sum(p["count"] for p in data["problems"]) == len(failing)
+    [p] = beat
+    assert p["advice"] is None and p["message"] == "no option explains this: rule defence.beat"
+    shortest = min((c["step"], c["steps_run"]) for c in failing if c["rule"] == "defence.beat")
+    assert (p["example"]["step"], p["example"]["case"] in p["cases"]) == (shortest[0], True)
+    assert p["reproduce"].startswith("durak check --adapter ")
+    page = paths["html"].read_text()
+    assert page.index("id='problems'") < page.index("id='failures'")
+
+
 def test_the_junit_report_counts_the_failures(reports):
     data, paths = reports
     suites = ET.parse(paths["xml"]).getroot()
-    testcases = suites.findall("testsuite/testcase")
+    first, *runs = suites.findall("testsuite")
+    assert first.get("name") == "problems"  # root causes lead, one failing test each
+    assert [tc.find("failure") is not None for tc in first] == [True] * len(data["problems"])
+    testcases = [tc for s in runs for tc in s.findall("testcase")]
     assert len(testcases) == len(data["cases"])
-    failures = sum(int(s.get("failures")) for s in suites.findall("testsuite"))
+    failures = sum(int(s.get("failures")) for s in runs)
     assert failures == data["summary"]["fail"] + data["summary"]["xpass"] > 0
     failed = {tc.get("name") for tc in testcases if tc.find("failure") is not None}
     assert failed == {c["case"] for c in data["cases"] if c["status"] == "fail"}

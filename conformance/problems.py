@@ -1,0 +1,215 @@
+"""Problems, not failures: what a run found, grouped by root cause (DESIGN.md principle 10).
+
+One bug of an engine shows in many case runs (every case that touches it, under every preset, at
+every player count) and in many fuzz games. A report leads with problems: one per rule that
+decides the failures (computed by the reference, reference_impl/diagnose.py) and per family of
+difference (what the engine allows or refuses, a state it reaches, an error it answers with),
+each with its count of failing runs, the cases, presets and player counts it shows under, the
+shortest run that reproduces it and the command for it.
+
+Advice ("your engine plays as if X = Y: declare it as a house rule") is given only when it is
+confirmed: the reference under X = Y reproduces every observation of the engine in the whole run
+(`Evidence`: every case run and fuzz game so far, passing ones included), not only the failing
+prefix the counterfactual search (diagnose.search_options) looked at. Otherwise the problem says
+"no option explains this: rule R", and so do the failures it groups.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from durak_spec.reference_impl.diagnose import Observation, reproduces, variant_ruleset
+from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.model import value_text
+
+MAX_CANDIDATES = 6  # advices tried per problem, most frequent first
+MAX_LISTED = 200    # cases listed per problem
+
+
+@dataclass
+class Evidence:
+    """Everything the engine was observed to do in a run: one game (a case run or a fuzz game)
+    per `add`, with its ruleset, setup, observations and the record it produced, if any."""
+
+    games: list = field(default_factory=list)   # (ruleset, setup, [Observation], record or None)
+    _verdicts: dict = field(default_factory=dict, repr=False)
+
+    def add(self, ruleset, setup, observations: list[Observation], record=None) -> None:
+        if observations:
+            self.games.append((ruleset, setup, list(observations), record))
+            self._verdicts = {k: v for k, v in self._verdicts.items() if v is False}
+
+    def confirms(self, change: dict, others=()) -> bool:
+        """The reference under each game's variant changed by `change` reproduces every game.
+        The last observation of a game whose record is in `others` (the failures of other
+        problems: another bug of the engine) is left out; what led up to it still counts."""
+        skip = {id(r) for r in others}
+        key = (tuple(sorted((k, repr(v)) for k, v in change.items())), frozenset(skip))
+        if key in self._verdicts:
+            return self._verdicts[key]
+        ok = bool(self.games)
+        for ruleset, setup, observations, record in sorted(self.games, key=lambda g: g[3] is None):
+            if record is not None and id(record) in skip:
+                observations = observations[:-1]
+            try:
+                rs = variant_ruleset(ruleset.spec, ruleset.preset, {**ruleset.options, **change})
+            except DurakError:
+                ok = False
+                break
+            if not reproduces(rs, setup, observations):
+                ok = False
+                break
+        self._verdicts[key] = ok
+        return ok
+
+
+def advice_text(change: dict) -> str:
+    return " and ".join(f"`{k} = {value_text(v)}`" for k, v in change.items())
+
+
+def advice_message(advice: dict | None, rule: str | None) -> str:
+    if advice:
+        return f"your engine plays as if {advice_text(advice)}: declare it as a house rule"
+    if rule:
+        return f"no option explains this: rule {rule}"
+    return "the reference names no rule for this difference"
+
+
+def kind_of(r) -> str:
+    """What the engine does wrong in one failing run: allows (what the reference forbids),
+    refuses (what it allows), allows and refuses, state.<field>, rule (names another rule for a
+    rejection), or error."""
+    if r.status == "error":
+        return "error"
+    check = r.check or ""
+    if check == "verdict":
+        return "allows" if str(r.have).startswith("accepted") else "refuses"
+    if check == "legal" and isinstance(r.want, list) and isinstance(r.have, list):
+        extra, missing = set(map(str, r.have)) - set(map(str, r.want)), \
+            set(map(str, r.want)) - set(map(str, r.have))
+        return "allows and refuses" if extra and missing else "allows" if extra else "refuses"
+    return check or r.status
+
+
+_NUMBERS = re.compile(r"\d+(\.\d+)?")
+_QUOTED = re.compile(r"('[^']*'|\"[^\"]*\")")
+
+
+def error_signature(message: str) -> str:
+    """An engine error's kind and message without its particulars (numbers, quoted values, what
+    the runner did next): errors that differ only in those are one problem."""
+    text = str(message).split("; restart")[0]
+    text = _QUOTED.sub("'...'", _NUMBERS.sub("N", text))
+    return text[:160]
+
+
+def _family(kind: str) -> str:
+    if kind in ("allows", "refuses", "allows and refuses", "legal"):
+        return "permission"
+    if kind.startswith("state"):
+        return "state"
+    return kind
+
+
+def _group_key(r) -> tuple:
+    kind = kind_of(r)
+    if kind == "error":
+        return (None, "error: " + error_signature(r.message))
+    return (getattr(r, "rule", None), _family(kind))
+
+
+def _length(r) -> tuple:
+    """The shortest run first: the earliest failing step, then the fewest steps played."""
+    step = r.step if isinstance(r.step, int) else 10 ** 6
+    return (step, getattr(r, "steps_run", 0) or 0, len(r.case), r.case, r.variant)
+
+
+def _kind_text(kinds: list[str]) -> str:
+    directions = set()
+    states = []
+    for k in kinds:
+        if k == "allows and refuses":
+            directions |= {"allows", "refuses"}
+        elif k in ("allows", "refuses"):
+            directions.add(k)
+        elif k not in states:
+            states.append(k)
+    parts = [" and ".join(d for d in ("allows", "refuses") if d in directions)] if directions else []
+    return ", ".join(parts + sorted(states))
+
+
+def _players(r):
+    return getattr(r, "players", None)
+
+
+def find_problems(results, evidence: Evidence | None = None) -> list[dict]:
+    """The problems of a run's failing records (Result-shaped: runner.Result, or fuzz's), most
+    failing runs first. With `evidence`, each problem's advice is confirmed against the whole run,
+    and the records' diagnoses and messages say what was confirmed."""
+    groups: dict = {}
+    for r in results:
+        if r.status not in ("fail", "error"):
+            continue
+        groups.setdefault(_group_key(r), []).append(r)
+    out = []
+    for (rule, family), runs in groups.items():
+        runs.sort(key=_length)
+        kinds = list(dict.fromkeys(kind_of(r) for r in runs))
+        others = [r for key, rs in groups.items() if key != (rule, family) for r in rs]
+        advice = _confirmed_advice(runs, evidence, others) if family != "error" and evidence \
+            else None
+        if evidence is not None and family != "error":
+            for r in runs:
+                _settle(r, advice, rule)
+        first = runs[0]
+        out.append({
+            "rule": rule,
+            "kind": "error" if family.startswith("error") else _kind_text(kinds),
+            "count": len(runs),
+            "cases": sorted({r.case for r in runs})[:MAX_LISTED],
+            "presets": sorted({r.variant for r in runs}),
+            "players": sorted({p for r in runs if (p := _players(r)) is not None}),
+            "advice": advice,
+            "message": (error_signature(first.message) if family.startswith("error")
+                        else advice_message(advice, rule)),
+            "example": {"case": first.case, "variant": first.variant, "step": first.step,
+                        "action": first.action, "check": first.check, "want": first.want,
+                        "have": first.have, "message": first.message},
+            "reproduce": first.reproduce,
+        })
+    out.sort(key=lambda p: (-p["count"], str(p["rule"]), p["kind"]))
+    return out
+
+
+def _confirmed_advice(runs, evidence: Evidence, others: list) -> dict | None:
+    """The most frequent variant among the runs' explanations that the whole run confirms (all
+    but the differences of the other problems, `others`: one bug does not veto another's
+    advice)."""
+    counts: dict = {}
+    for r in runs:
+        for change in (getattr(r, "diagnosis", None) or {}).get("as_if") or []:
+            if isinstance(change, dict) and change:
+                key = tuple(sorted(change.items(), key=lambda kv: kv[0]))
+                counts[key] = counts.get(key, 0) + 1
+    ranked = sorted(counts, key=lambda k: (-counts[k], len(k)))[:MAX_CANDIDATES]
+    for key in ranked:
+        if evidence.confirms(dict(key), others):
+            return dict(key)
+    return None
+
+
+def _settle(r, advice: dict | None, rule: str | None) -> None:
+    """Make one failing run say what its problem says: the confirmed advice, or none."""
+    diagnosis = getattr(r, "diagnosis", None)
+    if not isinstance(diagnosis, dict):
+        return
+    old = diagnosis.get("message")
+    new = advice_message(advice, rule or diagnosis.get("rule"))
+    diagnosis["advice"] = advice
+    diagnosis["message"] = new
+    if old and old != new and isinstance(r.message, str):
+        if r.message.endswith(old):
+            r.message = r.message[: len(r.message) - len(old)] + new
+        elif advice or old.startswith("your engine plays as if"):
+            r.message = f"{r.message}; {new}"
