@@ -52,8 +52,9 @@ def _remove(hand, card):
     for i, held in enumerate(hand):
         if held is card:
             del hand[i]
-            return
-    hand.remove(card)  # raises ValueError, as for any card not held
+            break
+    else:
+        hand.remove(card)  # raises ValueError, as for any card not held
 
 
 def clear_passes(g, s, a):
@@ -199,10 +200,10 @@ def replenish(g, s, a):
 def mark_out(g, s, a):
     """Mark out every seat the `out` decision says is; those going out together join the
     finishing order in the order they played their last card."""
-    out, is_out = g.decide_seat["out"], s.out
+    is_out = s.out
     gone = []
     for seat in range(s.n):
-        if not is_out[seat] and out(s, seat):
+        if not is_out[seat] and g.decide_seat["out"](s, seat):
             gone.append(seat)
     if len(gone) > 1:
         gone.sort(key=s.emptied.__getitem__)
@@ -215,13 +216,11 @@ def mark_out(g, s, a):
 def check_end(g, s, a):
     """End the deal when `game_over` says so: the fool, the losers and the standing, each by its
     decision."""
-    decide = g.decide_seat
-    if decide["game_over"](s, None):
+    if g.decide_seat["game_over"](s, None):
         s.finished = True
-        s.fool = decide["fool"](s, None)
-        loser, key = decide["loser"], decide["place_key"]
-        s.losers = tuple(bool(loser(s, x)) for x in range(s.n))
-        order = sorted(range(s.n), key=lambda x: (key(s, x), x))
+        s.fool = g.decide_seat["fool"](s, None)
+        s.losers = tuple([bool(g.decide_seat["loser"](s, x)) for x in range(s.n)])
+        order = sorted(range(s.n), key=lambda x: (g.decide_seat["place_key"](s, x), x))
         places = [0] * s.n
         for place, seat in enumerate(order, 1):
             places[seat] = place
@@ -230,24 +229,26 @@ def check_end(g, s, a):
 
 def next_roles(g, s, a, *, after):
     """Start the next bout with the roles the rotation rules decide."""
-    if s.finished:
-        return
-    decide = g.decide_seat
-    name = "next_attacker_after_beaten_off" if after == "beaten_off" else "next_attacker_after_take"
-    attacker = decide[name](s, None)
-    if attacker is None:
-        g.decide(name)  # raises, naming the rule that decided no seat
-    s.attacker = attacker
-    defender = decide["next_defender"](s, None)
-    if defender is None:
-        g.decide("next_defender")
-    s.defender = defender
-    s.taking = False
-    if True in s.passed:
-        s.passed = [False] * s.n
-    s.bout_number += 1
-    s.opener = s.last_adder = s.attacker
-    s.defender_hand_at_start = len(s.hands[s.defender])
+    if not s.finished:
+        if after == "beaten_off":
+            attacker = g.decide_seat["next_attacker_after_beaten_off"](s, None)
+            if attacker is None:
+                g.decide("next_attacker_after_beaten_off")  # raises, naming the rule
+        else:
+            attacker = g.decide_seat["next_attacker_after_take"](s, None)
+            if attacker is None:
+                g.decide("next_attacker_after_take")
+        s.attacker = attacker
+        defender = g.decide_seat["next_defender"](s, None)
+        if defender is None:
+            g.decide("next_defender")
+        s.defender = defender
+        s.taking = False
+        if True in s.passed:
+            s.passed = [False] * s.n
+        s.bout_number += 1
+        s.opener = s.last_adder = s.attacker
+        s.defender_hand_at_start = len(s.hands[s.defender])
 
 
 PRIMITIVES = {

@@ -3,8 +3,9 @@
 Compiling turns every active rule's clause into a Python callable, then generates one program per
 ruleset (see `Ruleset._fuse`, readable as `Ruleset.source`): the legality clauses of each action
 kind fused into loops with each condition hoisted to the loop it depends on (state, seat, card,
-target), each flow event of spec/flow.yaml as one function calling its primitives, and `settle`,
-which lists the legal actions after running the bout ends that are due. The generated source
+target), each flow event of spec/flow.yaml as one function with its primitives' bodies written out
+and the decisions they ask for as their clauses (inline.py), and `settle`, which lists the legal
+actions after running the bout ends that are due, their events written out in it. The generated source
 comes from checked clause trees only; Python adds loops, never a rule.
 """
 
@@ -17,8 +18,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-from . import vocab
+from . import primitives, vocab
 from .errors import SpecError, suggest
+from .inline import NotInlinable, inline_lines, module_helpers
 from .lang import (
     BOOL,
     CARD,
@@ -489,7 +491,8 @@ class Ruleset:
         - `legal(s)`: every legal action but passes, as (others, throws); `passes(s, out)`
           appends the passes, which depend on who may throw. Both accept and ignore a second
           argument, the action constructor they once took; actions come from `action_table`.
-        - `ev_<event>(game, s, action)` per flow event: its primitives in order, `when` inlined.
+        - `ev_<event>(game, s, action)` per flow event: its primitives written out in order,
+          each under its `when`.
         - `draw_order(s)`: (draw_key, seat) of the seats that draw after a bout, in draw order.
         - `settle(game, s)`: the legal actions now, after running every bout end that is due.
           Throws and passes come first: they say who may throw, which the bout-end decisions
@@ -527,7 +530,7 @@ class Ruleset:
                   "                s.can_throw = [False] * s.n",
                   "            s.any_throw = False"]
         for event, (src, _) in zip(BOUT_ENDS, ends):
-            lines += [f"        if {src}:", f"            ev_{event}(g, s, None)",
+            lines += [f"        if {src}:"] + self._event_lines(event, ns, "None", 12) + [
                       "            ends += 1", "            if ends >= _MAX_SETTLE:",
                       "                _unsettled()", "            continue"]
         lines += ["        out = []"] + _indented([ln for lines, _ in others for ln in lines], 4)
@@ -548,9 +551,8 @@ class Ruleset:
         exec(code, ns)
         self.settle_fn = ns["settle"]
         self.draw_order_fn = ns["draw_order"]
-        for event, steps in self._flow_steps.items():  # a lone primitive needs no wrapper
-            lone = len(steps) == 1 and steps[0][1] is None and not isinstance(steps[0][0], partial)
-            self.events[event] = steps[0][0] if lone else ns[f"ev_{event}"]
+        for event in self._flow_steps:
+            self.events[event] = ns[f"ev_{event}"]
         return ns["legal"], ns["passes"]
 
     def failing_clause(self, s, exc: Exception) -> Origin | None:
@@ -597,20 +599,44 @@ class Ruleset:
         return None
 
     def _events(self, ns: dict) -> list[str]:
-        """One function per flow event calling its primitives in order, each `when` inlined."""
+        """One function per flow event: its primitives in order, each `when` inlined."""
         lines = []
         for event, steps in self._flow_steps.items():
             lines.append(f"def ev_{event}(g, s, a):")
-            for i, (fn, when) in enumerate(steps):
-                name, args = f"_do_{event}_{i}", "g, s, a"
-                if isinstance(fn, partial):  # keywords from flow.yaml, validated by its schema
-                    fn, args = fn.func, args + "".join(f", {k}={v!r}" for k, v in fn.keywords.items())
-                ns[name] = fn
-                lines.append(f"    if {when.src}: {name}({args})" if when is not None
-                             else f"    {name}({args})")
-            if not steps:
-                lines.append("    pass")
+            lines += self._event_lines(event, ns, "a", 4)
         return lines
+
+    def _event_lines(self, event: str, ns: dict, action: str, indent: int) -> list[str]:
+        """The steps of a flow event as lines of the generated program: each primitive's body
+        written out (inline.py) with the clauses of the decisions it asks for, under its `when`;
+        a primitive that cannot be written out (or that is not primitives.py's own, as when a
+        test wraps it) is called."""
+        decisions = {name: cr.clause.src for name, cr in self.decisions.items()}
+        lines = []
+        pad = " " * indent
+        for i, (fn, when) in enumerate(self._flow_steps[event]):
+            keywords = {}
+            if isinstance(fn, partial):  # keywords from flow.yaml, validated by its schema
+                fn, keywords = fn.func, fn.keywords
+            inner = indent + 4 if when is not None else indent
+            body = None
+            if getattr(primitives, fn.__name__, None) is fn:
+                try:
+                    body = inline_lines(fn, keywords, f"_{event}{i}_", action, decisions, inner)
+                except NotInlinable:
+                    body = None
+            if body is not None:
+                for name, value in module_helpers(fn).items():
+                    if ns.setdefault(name, value) is not value:
+                        raise RuntimeError(f"primitive {fn.__name__} uses {name}, which the "
+                                           "generated program names otherwise")
+            else:
+                name = f"_do_{event}_{i}"
+                ns[name] = fn
+                args = f"g, s, {action}" + "".join(f", {k}={v!r}" for k, v in keywords.items())
+                body = [f"{' ' * inner}{name}({args})"]
+            lines += ([f"{pad}if {when.src}:"] + body) if when is not None else body
+        return lines or [f"{pad}pass"]
 
     def _draw_order_lines(self) -> list[str]:
         """(draw_key, seat) of the seats that draw (decision `drawer`), sorted, in one pass."""

@@ -1,0 +1,59 @@
+"""A faster interpreter plays the very same games (issue 26): every preset at 2 to 6 players
+against digests recorded by the interpreter before the flat generated program (game_identity.py;
+the opt-in run covers 1,000 seeds each), and the program that writes primitives out against the
+one that calls them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from game_identity import CI_SEEDS, HASHES, block_digest, player_counts, rules_key
+
+from durak_spec.reference_impl import primitives
+from durak_spec.reference_impl.spec import shipped_spec
+
+RECORDED = json.loads(HASHES.read_text()) if HASHES.exists() else {"games": {}, "rules": {}}
+
+
+@pytest.mark.parametrize("preset", sorted(shipped_spec().presets))
+def test_every_preset_plays_the_games_recorded_before_the_flat_program(spec, preset):
+    ruleset = spec.ruleset(preset)
+    want = RECORDED["games"].get(preset)
+    assert want, f"no games recorded for preset {preset}: run tests/reference_impl/game_identity.py --write"
+    counts = player_counts(ruleset)
+    assert sorted(want) == sorted(str(n) for n in counts)
+    changed = RECORDED["rules"].get(preset) != rules_key(ruleset)
+    for n in counts:
+        have = block_digest(ruleset, n, 0, CI_SEEDS)
+        assert have == want[str(n)][0], (
+            f"{preset}, {n} players: the games of seeds 0-{CI_SEEDS - 1} differ from those recorded"
+            + (" (the preset's rules changed since: if that change is meant, re-record with "
+               "game_identity.py --write)" if changed else " (its rules did not change)"))
+
+
+def test_a_changed_rule_plays_other_games_and_says_its_rules_changed(spec, spec_copy):
+    """The digests see a difference in play: after a take, the next attacker is the defender's
+    left neighbour's neighbour (rule rotation.after_take)."""
+    spec_copy.edit("rules/rotation.yaml", 'clause: "next_opponent(defender)"',
+                   'clause: "next_opponent(next_opponent(defender))"')
+    edited = spec_copy.load().ruleset("podkidnoy")
+    assert rules_key(edited) != RECORDED["rules"]["podkidnoy"]
+    assert rules_key(spec.ruleset("podkidnoy")) == RECORDED["rules"]["podkidnoy"]
+    assert block_digest(edited, 2, 0, CI_SEEDS) != RECORDED["games"]["podkidnoy"]["2"][0]
+
+
+@pytest.mark.parametrize("preset", ["podkidnoy", "perevodnoy", "weli", "changeable_trump",
+                                    "marmot_tournament", "poker_durak"])
+def test_primitives_written_out_play_as_primitives_called(spec, preset, monkeypatch):
+    """The generated program writes each primitive's body out (inline.py); a primitive that is
+    not primitives.py's own (here each wrapped) is called instead, and both play alike."""
+    inlined = spec.ruleset(preset)
+    assert "_do_" not in inlined.source
+    for name, fn in list(primitives.PRIMITIVES.items()):
+        monkeypatch.setitem(primitives.PRIMITIVES, name,
+                            lambda g, s, a, _fn=fn, **kw: _fn(g, s, a, **kw))
+    called = spec.ruleset(preset)
+    assert "_do_bout_taken_" in called.source
+    for n in (2, 4):
+        assert block_digest(inlined, n, 0, 3) == block_digest(called, n, 0, 3), (preset, n)
