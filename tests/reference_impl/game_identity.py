@@ -7,8 +7,8 @@ order, the action chosen and the state after it in the canonical notation (notat
 and at the end the returns and the step count. Digests are grouped into blocks of seeds: the first
 CI_SEEDS seeds (the test), then blocks of BLOCK seeds up to SEEDS (the opt-in run).
 
-`game_hashes.json` beside this file was recorded by the interpreter of commit 3ca4f9e (the last
-before the flat generated program), with each preset's rules key: a digest of its active rules'
+`game_hashes.json` beside this file was recorded by the interpreter of commit 7239c17 (main before
+the generated program wrote primitives out; 3ca4f9e played the same games), with each preset's rules key: a digest of its active rules'
 clause texts, the option values they read, the flow and the definitions, so that a difference
 can say whether the rules changed since (then re-record on a commit whose games you trust) or the
 interpreter did.
