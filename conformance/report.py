@@ -25,6 +25,7 @@ from pathlib import Path
 from durak_spec.conformance.runner import FAILING, STATUSES
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.model import value_text
 from durak_spec.reference_impl.picture import position_svg
 
 REPORT_VERSION = "1"
@@ -221,6 +222,29 @@ def _clip(text, n: int) -> str:
 
 def _show(value) -> str:
     return _clip(json.dumps(bounded(value), default=str), MAX_TEXT)
+
+
+def options_text(options: dict) -> str:
+    """Option values as `name = value, ...`."""
+    return ", ".join(f"{n} = {value_text(v)}" for n, v in options.items())
+
+
+def failure_text(r) -> str:
+    """One failing case run as the terminal shows it (durak check, the pytest plugin): the status,
+    case, variant and deciding rule on the first line, then the engine's variant where it differs,
+    the step, want and have, the message, and a command that reproduces it."""
+    rule = f"rule: {r.rule}" if r.rule else f"rules: {', '.join(r.rules)}"
+    lines = [f"{r.status.upper()} {r.case} @ {r.variant}  {rule}"]
+    if r.engine_options:
+        lines.append(f"  under the engine's variant: {options_text(r.engine_options)}"
+                     + (f"; re-derived: {', '.join(r.rederived)}" if r.rederived else ""))
+    if r.step is not None:
+        lines.append(f"  step {r.step}: {r.action}   ({r.check})")
+    if r.check:
+        lines += [f"  want: {_show(r.want)}", f"  have: {_show(r.have)}"]
+    lines.append(f"  {_clip(r.message, 2000)}")
+    lines.append(f"  reproduce: {r.reproduce}")  # one unbroken line, to paste as it is
+    return "\n".join(lines)
 
 
 def _detail_text(r) -> str:

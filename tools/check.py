@@ -20,6 +20,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from durak_spec.conformance import report as reports
 from durak_spec.conformance.cases import load_suite
@@ -42,7 +43,7 @@ from durak_spec.conformance.transport import (
     make_adapter,
 )
 from durak_spec.reference_impl.errors import DurakError
-from durak_spec.reference_impl.model import check_option_value, value_text
+from durak_spec.reference_impl.model import check_option_value
 from durak_spec.tools.common import (
     EXIT_FINDINGS,
     EXIT_INTERRUPTED,
@@ -179,20 +180,10 @@ def _print_summary(console: Console, results, meta, suite) -> None:
         console.print(f"The failing case runs ({len(bad)}), first {min(len(bad), SHOW_FAILURES)}:",
                       highlight=False)
     for r in bad[:SHOW_FAILURES]:
-        rule = f"rule: {r.rule}" if r.rule else f"rules: {', '.join(r.rules)}"
-        console.print(f"[bold red]{r.status.upper()}[/] {r.case} @ {r.variant}  {rule}", highlight=False)
-        if r.engine_options:
-            console.print(f"  under the engine's variant: {options_text(r.engine_options)}"
-                          + (f"; re-derived: {', '.join(r.rederived)}" if r.rederived else ""),
-                          highlight=False, markup=False)
-        if r.step is not None:
-            console.print(f"  step {r.step}: {r.action}   ({r.check})", highlight=False, markup=False)
-        if r.check:
-            console.print(f"  want: {reports._show(r.want)}\n  have: {reports._show(r.have)}",
-                          highlight=False, markup=False)
-        console.print(f"  {reports._clip(r.message, 2000)}", highlight=False, markup=False)
-        # One unbroken line, to paste as it is.
-        console.print(f"  reproduce: {r.reproduce}", highlight=False, markup=False, soft_wrap=True)
+        text = Text(reports.failure_text(r))  # the same block the pytest plugin fails with
+        text.stylize("bold red", 0, len(r.status))
+        # soft wrap: the reproduce line stays one unbroken line, to paste as it is
+        console.print(text, highlight=False, soft_wrap=True)
     if len(bad) > SHOW_FAILURES:
         console.print(f"... and {len(bad) - SHOW_FAILURES} more (see --report/--html)")
     for err in suite.broken:
@@ -248,10 +239,6 @@ def _exit_code(results, meta, suite) -> int:
     if meta.get("stopped") or tested_too_little(results):  # not a green run
         return EXIT_TOO_LITTLE
     return EXIT_OK
-
-
-def options_text(options: dict) -> str:
-    return ", ".join(f"{n} = {value_text(v)}" for n, v in options.items())
 
 
 @click.command("check", epilog="Exit codes: 0 the selected cases passed; 1 failures (a case failed, "
