@@ -73,12 +73,13 @@ class ActionModel:
         return True
 
     def sendable(self, game: Game) -> list[Action]:
-        """The reference's legal actions the model can express, for a caller that plays only
-        such actions and never extends an opening (the fuzzer): its one-move openings are single
-        cards, so an opening is open while it is the only card on the table, unanswered."""
+        """The reference's legal actions the model can express, for a caller that sends each
+        one-move opening whole (the fuzzer): an opening is open while every card on the table
+        is the opener's and unanswered, in a variant whose openings may hold several cards."""
         s = game.state
-        lead_open = (self.opening == "one_move" and len(s.table) == 1 and s.unbeaten == 1
-                     and not s.taking)
+        lead_open = (self.opening == "one_move" and s.table and s.unbeaten == len(s.table)
+                     and not s.taking and multi_card_openings(game.ruleset)
+                     and all(x == s.opener for x in s.laid_by))
         return [a for a in game.legal_actions() if self.expressible(a, s, lead_open)]
 
     def describe(self) -> str:
@@ -91,6 +92,14 @@ class ActionModel:
         return ", ".join(parts) or "canonical"
 
 
+def multi_card_openings(ruleset) -> bool:
+    """Whether the variant lets an opening hold several cards (option `opening`, which the
+    capability of that name maps): where it does not, a one-move opening is one card and the
+    opener's further cards are throw-ins like anyone else's (pile_on any_time, a siege)."""
+    option = ruleset.spec.options.get("opening")
+    return option is not None and ruleset.options.get("opening") != option.default
+
+
 # -- moves ----------------------------------------------------------------------------------------
 
 def move_actions(text: str, game: Game) -> list[Action]:
@@ -101,6 +110,15 @@ def move_actions(text: str, game: Game) -> list[Action]:
         return [game.parse_action(" ".join(words[:3]))] + [
             game.parse_action(f"{words[0]} throw {card}") for card in words[3:]]
     return [game.parse_action(text)]
+
+
+def atomic_texts(text: str) -> list[str]:
+    """A move's atomic actions as text: a one-move opening `S attack C1 C2` is `S attack C1` and
+    `S throw C2`; any other move is itself."""
+    words = text.split() if isinstance(text, str) else []
+    if len(words) > 3 and words[1] == "attack":
+        return [" ".join(words[:3])] + [f"{words[0]} throw {c}" for c in words[3:]]
+    return [text]
 
 
 def apply_move(game: Game, text: str) -> None:
@@ -168,7 +186,8 @@ class Stepper:
         """Apply a move (IllegalAction leaves everything as it was)."""
         apply_move(self.game, text)
         words = text.split()
-        self.lead = words[2:] if self.model.opening == "one_move" and words[1] == "attack" else []
+        self.lead = words[2:] if (self.model.opening == "one_move" and words[1] == "attack"
+                                  and multi_card_openings(self.game.ruleset)) else []
 
 
 def _plays(game: Game, text: str) -> bool:
@@ -211,18 +230,22 @@ def translate(steps, game: Game, model: ActionModel, view, legal_before: bool = 
     reference at the case's setup under the engine's variant (played on here).
 
     A pass the model has no room for is dropped. The opener's further cards join a one-move
-    opening, which is sent once it can grow no more; a refused further card is tried before it,
-    as that opening with the card on top (its verdict and rule compared, not the state). Each
-    move's verdict and rule, and its state (the fields its step compares, from `view(game)`) and
-    legal set wherever its step compares them, are re-derived on the reference."""
+    opening (in a variant whose openings may hold several cards), which is sent once it can grow
+    no more; a refused further card is tried before it, as that opening with the card on top (its
+    verdict and rule compared, not the state). Once another step came between (a step refused, a
+    pass dropped), the opening has been sent and cannot grow: the opener's further cards and pass
+    are dropped, and left out of the legal sets compared, until someone else's action is
+    accepted. Each move's verdict and rule, and its state (the fields its step compares, from
+    `view(game)`) and legal set wherever its step compares them, are re-derived on the
+    reference."""
     stepper = Stepper(model, game)
     out = Translation(legal=sorted(stepper.legal()) if legal_before else None)
     opening: Move | None = None  # the one-move opening while it can grow, kept last
     for i, step in enumerate(steps):
         try:
             action = game.parse_action(step.action)
-        except NotationError:
-            stepper.lead, opening = [], None
+        except NotationError:  # sent and refused: an opening stays as it was
+            opening = None
             out.moves.append(_derived(Move(step.action, (i,), "reject"), step, stepper, view))
             continue
         if opening is not None and action.kind == "throw" and action.seat == game.state.opener:
@@ -240,18 +263,16 @@ def translate(steps, game: Game, model: ActionModel, view, legal_before: bool = 
         opening = None
         if not stepper.expressible(action):
             why = ("no pass while an attack card is unbeaten" if not stepper.lead
-                   else "no pass after its one-move opening")
+                   else f"no {action.kind} by the opener once its one-move opening was sent")
             out.dropped.append((i, f"the engine's model has {why}"))
-            stepper.lead = []
-            continue
+            continue  # an opening stays as the reference sees it: it could still grow
         move = Move(step.action, (i,))
         try:
             stepper.apply(step.action)
-        except IllegalAction as exc:
+        except IllegalAction as exc:  # nothing changed: an opening stays open
             move.expect, move.rule = "reject", exc.rule_id
-            stepper.lead = []
         out.moves.append(_derived(move, step, stepper, view))
-        if stepper.lead:
+        if stepper.lead and move.expect == "accept" and action.kind == "attack":
             opening = move
     return out
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from durak_spec.conformance.actionmodel import ActionModel
+from durak_spec.conformance.actionmodel import ActionModel, atomic_texts, multi_card_openings
 from durak_spec.conformance.coverage import ClauseCoverage
 from durak_spec.conformance.engine import comparable, state_view
 from durak_spec.conformance.protocol import check_result
@@ -48,6 +48,7 @@ PROBE = 0.12       # share of steps that probe an illegal action
 PROBE_TRIES = 6    # illegal candidates drawn per probe; the one whose rule is least covered wins
 CARD_BIAS = 0.8    # share of choices among card plays when there are any (bouts grow to limits)
 NAMED = 0.25       # share of probed cards played as another suit, where the variant has a Weli
+LEAD_GROWS = 0.5  # chance that a one-move opening (model opening one_move) takes one more card
 AVOID = 0.9        # chance of steering away from an action that would repeat a known divergence
 MAX_CUTS = 64      # times a game may go back to the reference before it is given up
 SAMPLE = 8         # occurrences of each kind and shape attributed in full before sampling
@@ -149,6 +150,7 @@ class Planned:
     rule: str = ""                # the rule that refuses it, for a probe
     view: dict | None = None      # the reference's state after it (when the engine shows state)
     legal: set | None = None      # the reference's legal set after it (when the engine lists it)
+    extra: tuple = ()             # a one-move opening's further cards: throws by the opener
 
 
 @dataclass
@@ -311,6 +313,7 @@ class Lockstep:
         state, legal_level = self.state_level, self.legal_level
         sendable, accepted, coverage = self._sendable, self.coverage.accepted, self.coverage
         todo = iter(fixed) if fixed is not None else None
+        lead = self.model.opening == "one_move" and multi_card_openings(g.ruleset)
         legal, texts = None, _TEXT
         while len(plan) < limit and not g.state.finished:
             if len(plan) % CHECKPOINT == 0:
@@ -334,6 +337,10 @@ class Lockstep:
             if p.accept:
                 accepted(g.state, p.action)
                 g.apply_action(p.action)
+                if lead and p.action.kind == "attack":
+                    todo, probe = self._lead(g, p, rng, todo)
+                    if probe is not None:  # sent first: the opening with a card it may not hold
+                        plan.append(probe)
                 if state:
                     view = protocol_state(g.state)
                     p.view = comparable(view) if view["finished"] else view
@@ -345,6 +352,50 @@ class Lockstep:
                         p.legal = {text_of(a) for a in legal}
             plan.append(p)
         return plan, checkpoints
+
+    def _lead(self, g: Game, p: Planned, rng: random.Random, todo):
+        """Grow the opening `p` just applied on `g` into a one-move opening (model opening
+        one_move): with a script, by its next steps while they are the opener's accepted throws;
+        else, now and then, by a few of the opener's legal throws. The cards join `p` (its text
+        becomes `S attack C1 C2 ...`). Returns the rest of the script and, now and then without
+        one, a probe to send before `p`: the opening with a card of the opener's hand on top that
+        the reference refuses there."""
+        extra = []
+        if todo is not None:
+            rest = list(todo)
+            while rest:
+                try:
+                    a = g.parse_action(rest[0])
+                except DurakError:
+                    break
+                if a.kind != "throw" or a.seat != p.action.seat or g.explain(a)[0]:
+                    break
+                g.apply_action(a)
+                extra.append(a)
+                rest.pop(0)
+            todo = iter(rest)
+        else:
+            while rng.random() < LEAD_GROWS:
+                more = [a for a in g.legal_actions() if a.kind == "throw" and a.seat == p.action.seat]
+                if not more:
+                    break
+                a = rng.choice(more)
+                self.coverage.accepted(g.state, a)
+                g.apply_action(a)
+                extra.append(a)
+        probe = None
+        if todo is None and rng.random() < PROBE:
+            seat = p.action.seat
+            wrong = [(a, rule) for a in (Action("throw", seat, c) for c in g.state.hands[seat])
+                     for rule in [g.explain(a)[0]] if rule]
+            if wrong:
+                a, rule = rng.choice(wrong)
+                text = " ".join([p.text] + [x.card.text for x in extra] + [a.card.text])
+                probe = Planned(p.action, text, False, rule)
+        if extra:
+            p.extra = tuple(extra)
+            p.text = " ".join([p.text] + [a.card.text for a in extra])
+        return todo, probe
 
     @staticmethod
     def _game_at(checkpoints: dict, plan: list, j: int, cursor: list | None = None) -> Game:
@@ -358,6 +409,8 @@ class Lockstep:
         for p in plan[base:j]:
             if p.accept:
                 g.apply_action(p.action)
+                for extra in p.extra:
+                    g.apply_action(extra)
         if cursor is not None:
             cursor[0], cursor[1] = j, g
         return g
@@ -458,7 +511,11 @@ class Lockstep:
         self.pending.add(sig)
         if not self.wants(sig, len(seg.trail) + len(steps), prior):
             return
-        witness = [{"do": t, "expect": "accept"} for t in seg.trail] + [dict(s) for s in steps]
+        witness = [{"do": t, "expect": "accept"} for move in seg.trail for t in atomic_texts(move)]
+        for s in steps:  # a one-move opening's cards, as the atomic actions a case plays; a
+            # refused one is refused at its last card
+            texts = atomic_texts(s["do"])
+            witness += [{"do": t, "expect": "accept"} for t in texts[:-1]] + [{**s, "do": texts[-1]}]
         self.on_divergence(Divergence(
             kind, rule, shape, text_of(action) if action is not None else None, want, have,
             message, seg.setup.to_json(), witness, seg.setup.players, after=prior))
@@ -520,8 +577,8 @@ class Lockstep:
         last answer (their divergence is counted under the rule found for its kind and shape)."""
         if key is not None:
             return self._sample(key, lambda: self._attribute(seg, steps, last))
-        obs = [Observation(t, True) for t in seg.trail]
-        obs += [Observation(s["do"], s["expect"] == "accept") for s in steps[:-1]]
+        obs = [Observation(t, True) for move in seg.trail for t in atomic_texts(move)]
+        obs += [Observation(t, s["expect"] == "accept") for s in steps[:-1] for t in atomic_texts(s["do"])]
         obs.append(last)
         try:
             return attribute(self.ruleset, seg.setup, obs)
@@ -624,7 +681,7 @@ class Lockstep:
             if outcome == "done":
                 seg.trail += [p.text for p in plan if p.accept]
                 if fixed is not None:
-                    fixed = fixed[len(plan):]
+                    fixed = fixed[sum(1 + len(p.extra) for p in plan):]
                     if not fixed:
                         return
                 if nxt is not None:

@@ -184,3 +184,63 @@ def test_the_fuzzer_plays_only_what_an_engines_action_model_can_say(spec, tmp_pa
     finally:
         adapter.close()
     assert plain.entries and not declared.entries
+
+
+# -- one-move openings: what the runner sends and compares (issue: house rules round 2) -----------
+
+ONE_MOVE = ActionModel(opening="one_move")
+FOUR = {"hands": [["6S", "6C", "6D", "KD"], ["7S", "8C", "9D", "TD"], ["6H", "QS", "AS"],
+                  ["7C", "JH", "AD"]], "talon": ["JS", "QC", "AH"], "trump": "AH", "attacker": 0}
+
+
+def _translated(spec, options, script, legal_at=()):
+    rs = spec.ruleset("podkidnoy", options)
+    game = Game(rs, Setup.from_json(FOUR, rs.deck, rs.player_limits))
+    steps = [Step(text, legal=[] if i in legal_at else None) for i, text in enumerate(script)]
+    return translate(steps, game, ONE_MOVE, state_view)
+
+
+def test_under_a_siege_without_multi_card_openings_the_openers_throws_are_not_merged(spec):
+    out = _translated(spec, {"pile_on": "any_time"}, ["0 attack 6S", "0 throw 6C", "0 throw 6D"])
+    assert [m.action for m in out.moves] == ["0 attack 6S", "0 throw 6C", "0 throw 6D"]
+    assert all(m.expect == "accept" for m in out.moves) and not out.dropped
+    # with multi-card openings the same cards are one move
+    out = _translated(spec, {"opening": "same_rank_multi"}, ["0 attack 6S", "0 throw 6C"])
+    assert [m.action for m in out.moves] == ["0 attack 6S 6C"]
+
+
+@pytest.mark.parametrize("between", ["2 throw 6H", "0 pass"])
+def test_after_a_refused_step_or_a_dropped_pass_the_sent_opening_no_longer_grows(spec, between):
+    out = _translated(spec, {"opening": "same_rank_multi"},
+                      ["0 attack 6S", between, "0 throw 6C", "2 throw 6H"], legal_at={3})
+    sent = [m.action for m in out.moves]
+    assert "0 attack 6S 6C" not in sent and "0 throw 6C" not in sent  # dropped, never merged late
+    assert any(i == 2 for i, _ in out.dropped)
+    last = out.moves[-1]
+    assert last.action == "2 throw 6H" and last.expect == "reject"
+    # the reference could still add the opener's cards; the legal set compared leaves them out
+    assert last.legal is not None and not [t for t in last.legal if t.startswith("0 ")]
+
+
+def test_the_fuzzer_sends_multi_card_openings_whole_and_finds_a_broken_one(spec, tmp_path):
+    """Fuzz grows one-move openings on the reference and sends them as one move, with a card the
+    opening may not hold now and then: the clean engine agrees, the broken twin (an opening may
+    mix ranks) is caught; the witness is written as atomic steps."""
+    found = {}
+    for broken in (False, True):
+        name = ("python:durak_spec.conformance.examples.style_one_move_opening:"
+                + ("Broken" if broken else "") + "OneMoveOpeningEngine")
+        adapter = make_adapter(name, spec=spec)
+        hello = adapter.open()
+        try:
+            found[broken] = fuzz(spec, adapter, hello, preset="podkidnoy",
+                                 options={"opening": "same_rank_multi"}, players=[2, 4], games=12,
+                                 out_dir=tmp_path / str(broken), adapter_name=name, shrink=False)
+        finally:
+            adapter.close()
+    assert not found[False].entries and found[False].games == 12
+    entry = found[True].entries[0]
+    assert entry.witness.kind == "verdict-accepts"
+    assert not [s for s in entry.witness.steps  # atomic: no multi-card opening text
+                if s["do"].split()[1] == "attack" and len(s["do"].split()) > 3]
+    assert entry.witness.steps[-1]["do"].split()[1] == "throw"
