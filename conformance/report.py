@@ -247,6 +247,22 @@ def failure_text(r) -> str:
     return "\n".join(lines)
 
 
+def problem_text(i: int, p: dict) -> str:
+    """Problem number `i` of a run (conformance/problems.py) as the terminal shows it (durak
+    check, the pytest plugin): its rule and kind, counts, message, shortest run and command."""
+    presets = ", ".join(p["presets"][:6]) + (f" (+{len(p['presets']) - 6})" if len(p["presets"]) > 6 else "")
+    players = f"; {', '.join(map(str, p['players']))} players" if p.get("players") else ""
+    ex = p["example"]
+    where = f"step {ex['step']}: {ex['action']} ({ex['check']})" if ex.get("step") is not None else ""
+    return "\n".join([
+        f"PROBLEM {i} {p['rule'] or '(no rule)'}: the engine {p['kind']}  "
+        f"({p['count']} run(s), {len(p['cases'])} case(s); under {presets}{players})",
+        f"  {p['message']}",
+        f"  shortest: {ex['case']} @ {ex['variant']}  {where}",
+        f"  {_clip(ex['message'], 400)}",
+        f"  reproduce: {p['reproduce']}"])
+
+
 def _detail_text(r) -> str:
     lines = [f"case {r.case} under {r.variant}; rules {', '.join(r.rules)}"]
     if r.step is not None:

@@ -216,17 +216,9 @@ def print_problems(console: Console, problems: list) -> None:
     runs = sum(p["count"] for p in problems)
     console.print(f"[bold]{len(problems)} problem(s)[/] behind {runs} failing run(s):", highlight=False)
     for i, p in enumerate(problems, 1):
-        presets = ", ".join(p["presets"][:6]) + (f" (+{len(p['presets']) - 6})" if len(p["presets"]) > 6 else "")
-        players = f"; {', '.join(map(str, p['players']))} players" if p.get("players") else ""
-        console.print(f"[bold red]PROBLEM {i}[/] {p['rule'] or '(no rule)'}: the engine {p['kind']}  "
-                      f"({p['count']} run(s), {len(p['cases'])} case(s); under {presets}{players})",
-                      highlight=False)
-        console.print(f"  {p['message']}", highlight=False, markup=False)
-        ex = p["example"]
-        where = f"step {ex['step']}: {ex['action']} ({ex['check']})" if ex.get("step") is not None else ""
-        console.print(f"  shortest: {ex['case']} @ {ex['variant']}  {where}", highlight=False, markup=False)
-        console.print(f"  {reports._clip(ex['message'], 400)}", highlight=False, markup=False)
-        console.print(f"  reproduce: {p['reproduce']}", highlight=False, markup=False, soft_wrap=True)
+        text = Text(reports.problem_text(i, p))  # the same block the pytest plugin prints
+        text.stylize("bold red", 0, len(f"PROBLEM {i}"))
+        console.print(text, highlight=False, soft_wrap=True)
 
 
 def _exit_code(results, meta, suite) -> int:

@@ -20,7 +20,8 @@ import pytest
 
 from durak_spec.conformance.cases import load_suite
 from durak_spec.conformance.matches import run_match_case
-from durak_spec.conformance.report import failure_text
+from durak_spec.conformance.problems import Evidence, find_problems
+from durak_spec.conformance.report import failure_text, problem_text
 from durak_spec.conformance.runner import (
     FAILING,
     Selection,
@@ -76,6 +77,8 @@ class DurakSuite:
         self.unavailable = ""
         self.faults_in_a_row = 0
         self.statuses: list[str] = []
+        self.results: list = []          # the case runs of this process, for its problems
+        self.evidence = Evidence()       # what the engine did in them, to confirm advice
 
     # -- collection ----------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)  # before -k and --deselect look at the items
@@ -166,7 +169,14 @@ class DurakSuite:
         """Run one item's case on the engine and turn the runner's status into pytest's."""
         session = self.engine()
         restarts = session.restarts
+        # A failure's advice is confirmed over this case run, so its message is what durak
+        # check says for its `reproduce` command; the problems at the end confirm over them all.
+        session.evidence = Evidence()
         result = play(session)
+        for game in session.evidence.games:
+            self.evidence.add(*game)
+        find_problems([result], session.evidence)
+        self.results.append(result)
         self.faults_in_a_row = self.faults_in_a_row + 1 if session.restarts > restarts else 0
         if self.faults_in_a_row >= MAX_FAULTS:
             self.unavailable = f"gave up after {self.faults_in_a_row} engine faults in a row"
@@ -200,6 +210,12 @@ class DurakSuite:
         text = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing run"
         terminalreporter.write_line(f"durak-spec: {len(self.statuses)} case runs against "
                                     f"{self.adapter_name}: {text}")
+        problems = find_problems(self.results, self.evidence)
+        if problems:
+            terminalreporter.write_line(f"{len(problems)} problem(s) behind "
+                                        f"{sum(p['count'] for p in problems)} failing run(s):")
+            for i, problem in enumerate(problems, 1):
+                terminalreporter.write_line(problem_text(i, problem))
         if self.too_little():
             what = "nothing was tested" if not self.statuses else \
                 f"most case runs were skipped ({counts['skip']} of {len(self.statuses)})"

@@ -47,6 +47,9 @@ def test_each_case_run_is_an_item_named_by_rule_case_and_preset_failing_as_check
     block = checked.output[checked.output.index("FAIL limits/seventh_card"):]
     block = block[:block.index("\n", block.index("reproduce:"))]
     assert block.count("\n") >= 4 and block in run.stdout
+    # the problems close the run, as they open check's summary
+    problem = checked.output[checked.output.index("PROBLEM 1"):checked.output.index("The failing")]
+    assert problem.strip() in run.stdout
 
 
 def test_a_known_failure_xfails_and_one_that_passes_fails(tmp_path):
