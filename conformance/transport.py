@@ -7,16 +7,23 @@ error. An engine that crashes, hangs, exits, floods or answers out of protocol r
 naming what happened; the runner then restarts the adapter and goes on.
 
 No engine can take the runner down with it. A `python:` engine that calls sys.exit() or
-os._exit() is an `exit` fault, not the end of the run; one that does not answer within the timeout
-is interrupted (SIGALRM, in the main thread) and is a `hang`; one that lists more than MAX_ACTIONS
-legal actions is a `flood`. A `cmd:` engine runs in its own process group, killed whole when it
-stops (no orphan keeps its stdout open), and only the last STDERR_TAIL bytes of its stderr are kept.
+os._exit() is an `exit` fault, not the end of the run, and one that raises KeyboardInterrupt (or
+any other BaseException) a `crash`: only a real Ctrl-C (RunInterrupted) stops the run. One that
+does not answer within the timeout is interrupted (SIGALRM, in the main thread) and is a `hang`;
+one that lists more than MAX_ACTIONS legal actions is a `flood`. Its results are held to what a
+subprocess's answer line can carry: at most MAX_LINE bytes of JSON (`flood`), JSON values only
+(`garbage`). A `cmd:` engine runs in its own process group, killed whole when it stops (no orphan
+keeps its stdout open), and so is every process it started that left the group (setsid): each
+carries ENGINE_MARK in its environment and is found under /proc (Linux); only the last
+STDERR_TAIL bytes of its stderr are kept.
 """
 
 from __future__ import annotations
 
 import importlib
+import itertools
 import json
+import math
 import os
 import selectors
 import shlex
@@ -41,6 +48,25 @@ STDERR_TAIL = 64_000  # bytes of a cmd: engine's stderr kept for the report
 # While waiting for an answer, look this often whether the engine process is still there (an
 # engine that exits while a child of it holds stdout open is an exit, not a hang).
 POLL = 0.25
+# The environment variable each cmd: engine is started with, holding a token of that start: every
+# process the engine starts inherits it, so close() finds the ones that left its process group.
+ENGINE_MARK = "DURAK_ENGINE_RUN"
+MAX_RESULT_DEPTH = 64  # levels of nesting an in-process engine's result may have
+_starts = itertools.count(1)
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A real interruption of the run (Ctrl-C, or SIGTERM where a command turns it into one), as
+    opposed to a KeyboardInterrupt an in-process engine raises itself, which is its fault."""
+
+    def __init__(self, signal_name: str = "SIGINT"):
+        self.signal_name = signal_name
+        super().__init__(signal_name)
+
+
+def raise_interrupted(signum, frame):
+    """A signal handler: the run is interrupted (RunInterrupted naming the signal)."""
+    raise RunInterrupted(signal.Signals(signum).name)
 
 
 def check_timeout(seconds: float, what: str = "--timeout") -> float:
@@ -156,13 +182,16 @@ class PythonAdapter(Adapter):
     """An engine object in this process, called through the engine.py interface."""
 
     def __init__(self, factory, name: str, timeout: float | None = None,
-                 start_timeout: float = START_TIMEOUT):
+                 start_timeout: float | None = None):
         self.factory, self.name, self.engine = factory, name, None
         self.combined = False
         self.passes: tuple = ()  # exceptions let through: the runner's own reference's ClauseError
         self.timeout = timeout
-        self.start_timeout = max(timeout or 0, start_timeout)
+        # the handshake: exactly start_timeout when given, else at least START_TIMEOUT
+        self.start_timeout = start_timeout or max(timeout or 0, START_TIMEOUT)
         self._previous_alarm = None  # the SIGALRM handler to restore, while ours is installed
+        self._previous_sigint = None  # the SIGINT handler to restore, while ours is installed
+        self.checked = True  # results held to a subprocess's bounds; not for our own reference
 
     def _guarded_call(self, cmd: str, fn, timeout):
         """Call fn() so that os._exit raises _EngineExit and, where the alarm handler is
@@ -179,6 +208,8 @@ class PythonAdapter(Adapter):
                 os._exit = _real_exit
                 if timed:
                     signal.setitimer(signal.ITIMER_REAL, 0)
+        except (Exception, RunInterrupted):
+            raise
         except _EngineTimeout:
             self.engine = None  # it may be in any state: the runner restarts a fresh one
             raise EngineFault("hang", f"no answer to {cmd} within {timeout:g} s") from None
@@ -190,15 +221,23 @@ class PythonAdapter(Adapter):
             self.engine = None
             raise EngineFault(_exit_kind(exc.code or 0), f"the engine called sys.exit"
                                                          f"({exc.code!r}) in {cmd}") from None
+        except BaseException as exc:  # KeyboardInterrupt it raised itself, GeneratorExit, ...
+            self.engine = None
+            raise EngineFault("crash", f"the engine raised {type(exc).__name__} in {cmd}"
+                                       f"{': ' + str(exc)[:200] if str(exc) else ''}") from None
 
     def open(self) -> dict:
         def start():
             self.engine = self.factory()
             return self.engine.hello()
 
-        if self.timeout is not None and self._previous_alarm is None and \
-                threading.current_thread() is threading.main_thread():
+        main = threading.current_thread() is threading.main_thread()
+        if self.timeout is not None and self._previous_alarm is None and main:
             self._previous_alarm = signal.signal(signal.SIGALRM, _alarm) or signal.SIG_DFL
+        if main and self._previous_sigint is None and \
+                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            # a real Ctrl-C is told apart from a KeyboardInterrupt the engine raises
+            self._previous_sigint = signal.signal(signal.SIGINT, raise_interrupted)
 
         try:
             hello = self._guarded_call("hello", start, self.start_timeout if self.timeout else None)
@@ -223,6 +262,8 @@ class PythonAdapter(Adapter):
             raise
         except Exception as exc:
             return Reply("error", f"{type(exc).__name__}: {str(exc)[:2000]}")
+        if self.checked:
+            _check_json(result, "step")
         steps = result.get("steps") if isinstance(result, dict) else None
         if isinstance(steps, list) and any(isinstance(e, dict) and isinstance(e.get("legal"), list)
                                            and len(e["legal"]) > MAX_ACTIONS for e in steps):
@@ -239,7 +280,8 @@ class PythonAdapter(Adapter):
         if method is None:
             return Reply("error", f"the engine has no method {cmd}()")
         try:
-            return self._guarded_call(cmd, lambda: self._invoke(cmd, method, args), self.timeout)
+            invoke = self._invoke_checked if self.checked else self._invoke
+            return self._guarded_call(cmd, lambda: invoke(cmd, method, args), self.timeout)
         except Skip as exc:
             return Reply("skipped", str(exc) or "the engine skipped it")
         except (EngineFault, *self.passes):
@@ -267,6 +309,11 @@ class PythonAdapter(Adapter):
         return Reply("result", {} if result is None and cmd in ("start", "stop", "next_deal")
                      else result)
 
+    def _invoke_checked(self, cmd, method, args) -> Reply:
+        reply = self._invoke(cmd, method, args)
+        _check_json(reply.value, cmd)
+        return reply
+
     def close(self) -> None:
         if self.engine is not None and hasattr(self.engine, "stop"):
             try:
@@ -277,17 +324,22 @@ class PythonAdapter(Adapter):
         if self._previous_alarm is not None:
             signal.signal(signal.SIGALRM, self._previous_alarm)
             self._previous_alarm = None
+        if self._previous_sigint is not None:
+            signal.signal(signal.SIGINT, self._previous_sigint)
+            self._previous_sigint = None
 
 
 class CmdAdapter(Adapter):
     """A subprocess speaking JSON lines on stdin/stdout, with a timeout on every answer."""
 
     def __init__(self, command: str, timeout: float = DEFAULT_TIMEOUT,
-                 start_timeout: float = START_TIMEOUT):
+                 start_timeout: float | None = None):
         self.command, self.timeout = command, check_timeout(timeout)
-        self.start_timeout = max(timeout, start_timeout)
+        # the handshake: exactly start_timeout when given, else at least START_TIMEOUT
+        self.start_timeout = start_timeout or max(timeout, START_TIMEOUT)
         self.name = f"cmd:{command}"
         self.proc: subprocess.Popen | None = None
+        self._mark = ""  # this start's token in ENGINE_MARK
         self._buf = b""
         self._id = 0
         self._stderr = bytearray()  # the last STDERR_TAIL bytes the engine wrote to stderr
@@ -306,8 +358,10 @@ class CmdAdapter(Adapter):
         try:
             # Its own process group (session): close() kills the engine and every child it
             # started, and a Ctrl-C at the terminal reaches the runner, which stops it cleanly.
+            self._mark = f"{os.getpid()}.{next(_starts)}"
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, bufsize=0, start_new_session=True)
+                                         stderr=subprocess.PIPE, bufsize=0, start_new_session=True,
+                                         env={**os.environ, ENGINE_MARK: self._mark})
         except OSError as exc:
             raise AdapterError(f"cmd:{self.command}: can't start it: {exc.strerror or exc}") from None
         for stream in (self.proc.stdout, self.proc.stderr):
@@ -482,10 +536,12 @@ class CmdAdapter(Adapter):
                     proc.wait(timeout=0.5)
                 except (OSError, ValueError, subprocess.TimeoutExpired):
                     pass
+            started = _started_by(proc.pid, self._mark)  # before the engine's end reparents them
             try:  # the engine and everything it started; its group outlives it while any is left
                 os.killpg(proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+            _kill_all(started, self._mark)
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
@@ -501,6 +557,119 @@ class CmdAdapter(Adapter):
                     stream.close()
                 except (OSError, ValueError):
                     pass
+
+
+def _processes() -> list[tuple[int, int, bytes]]:
+    """(pid, parent pid, environment) of every process this user may read, from /proc; [] where
+    there is none (not Linux)."""
+    out = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+            with open(f"/proc/{name}/environ", "rb") as f:
+                environ = f.read()
+        except OSError:  # gone, or another user's
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()  # after the command name, which may hold ')'
+        out.append((int(name), int(fields[1]), environ))
+    return out
+
+
+def _started_by(pid: int, mark: str) -> set[int]:
+    """The processes the engine `pid` started: its descendants and whatever carries its mark."""
+    procs = _processes()
+    children: dict[int, list[int]] = {}
+    for p, parent, _ in procs:
+        children.setdefault(parent, []).append(p)
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    needle = f"{ENGINE_MARK}={mark}".encode() + b"\0"
+    found |= {p for p, _, env in procs if mark and needle in env + b"\0"}
+    found.discard(os.getpid())
+    return found
+
+
+def _kill_all(pids: set[int], mark: str) -> None:
+    """SIGKILL `pids`, then whatever still carries `mark` (a process may fork as it is killed),
+    a few rounds at most."""
+    for _ in range(5):
+        for p in pids:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if not mark:
+            return
+        needle = f"{ENGINE_MARK}={mark}".encode() + b"\0"
+        pids = {p for p, _, env in _processes() if needle in env + b"\0"
+                and p != os.getpid() and not _is_zombie(p)}
+        if not pids:
+            return
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return True
+    return stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3] in (b"Z", b"X")
+
+
+def _check_json(value, cmd: str) -> None:
+    """Raise EngineFault unless `value` is what one answer line of a subprocess could carry:
+    JSON values only (garbage), at most MAX_LINE bytes of JSON (flood), MAX_RESULT_DEPTH levels.
+    It walks the value once, stopping as soon as the bound is passed."""
+    budget = MAX_LINE
+    stack = [(value, 0)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        v, depth = pop()
+        if isinstance(v, str):
+            budget -= len(v) + 3
+        elif v is None or isinstance(v, bool):
+            budget -= 6
+        elif isinstance(v, int):
+            budget -= 2 + v.bit_length() * 3 // 10
+        elif isinstance(v, float):
+            if not math.isfinite(v):
+                raise EngineFault("garbage", f"answered {cmd} with {v!r}, which JSON cannot carry")
+            budget -= 25
+        elif isinstance(v, (list, tuple, dict)):
+            budget -= 2 + len(v)
+            if budget < 0:
+                break
+            if depth >= MAX_RESULT_DEPTH:
+                raise EngineFault("garbage", f"answered {cmd} with a value nested deeper than "
+                                             f"{MAX_RESULT_DEPTH} levels")
+            if isinstance(v, dict):
+                for k, x in v.items():
+                    if not isinstance(k, str):
+                        raise EngineFault("garbage", f"answered {cmd} with a {type(k).__name__} "
+                                                     f"key {str(k)[:40]!r}; JSON keys are strings")
+                    budget -= len(k) + 3
+                    push((x, depth + 1))
+            else:
+                for x in v:
+                    push((x, depth + 1))
+        else:
+            raise EngineFault("garbage", f"answered {cmd} with a {type(v).__name__}, which JSON "
+                                         "cannot carry")
+        if budget < 0:
+            break
+    if budget < 0:
+        raise EngineFault("flood", f"answered {cmd} with more than {MAX_LINE:,} bytes of JSON")
 
 
 def _bounded_list(items) -> list:
@@ -560,13 +729,20 @@ def check_adapter_name(name: str) -> None:
     raise AdapterError(f"unknown adapter {name!r}; use reference, python:MODULE:CLASS or cmd:COMMAND")
 
 
-def make_adapter(name: str, timeout: float = DEFAULT_TIMEOUT, spec=None, paths=()) -> Adapter:
+def make_adapter(name: str, timeout: float | None = DEFAULT_TIMEOUT, spec=None,
+                 paths=()) -> Adapter:
     """Build an adapter from its name: reference, python:MODULE:CLASS or cmd:COMMAND LINE.
-    A python: engine is imported from the `paths` folders (--path), then the current folder."""
+    A python: engine is imported from the `paths` folders (--path), then the current folder.
+    `timeout` bounds every answer, the handshake's too; None: DEFAULT_TIMEOUT for answers and
+    START_TIMEOUT for the handshake (an engine may take longer to start than to answer)."""
+    start_timeout = None if timeout is None else timeout
+    timeout = DEFAULT_TIMEOUT if timeout is None else timeout
     check_timeout(timeout)
     check_adapter_name(name)
     if name == "reference":
-        return PythonAdapter(lambda: ReferenceEngine(spec), "reference", timeout)
+        adapter = PythonAdapter(lambda: ReferenceEngine(spec), "reference", timeout, start_timeout)
+        adapter.checked = False  # our own interpreter: its results need no bounds
+        return adapter
     if name.startswith("python:"):
         module_name, class_name = name.split(":")[1:]
         for p in paths:
@@ -574,12 +750,14 @@ def make_adapter(name: str, timeout: float = DEFAULT_TIMEOUT, spec=None, paths=(
                 raise AdapterError(f"--path {p}: no such folder")
         try:
             module = _import_module(module_name, paths)
-        except Exception as exc:
+        except RunInterrupted:
+            raise
+        except BaseException as exc:  # SystemExit, KeyboardInterrupt at import: the engine's own
             where = ", ".join(list(paths) + ["the current folder"])
             raise AdapterError(f"{name}: can't import {module_name} (looked in {where}): "
                                f"{type(exc).__name__}: {exc}") from None
         cls = getattr(module, class_name, None)
         if cls is None:
             raise AdapterError(f"{name}: module {module_name} has no {class_name}")
-        return PythonAdapter(cls, name, timeout)
-    return CmdAdapter(name[4:].strip(), timeout)
+        return PythonAdapter(cls, name, timeout, start_timeout)
+    return CmdAdapter(name[4:].strip(), timeout, start_timeout)

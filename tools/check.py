@@ -38,6 +38,7 @@ from durak_spec.conformance.runner import (
 )
 from durak_spec.conformance.transport import (
     DEFAULT_TIMEOUT,
+    START_TIMEOUT,
     AdapterError,
     check_adapter_name,
     make_adapter,
@@ -256,8 +257,10 @@ def _exit_code(results, meta, suite) -> int:
               help="Run the cases under this folder instead of the shipped suite.")
 @click.option("--known-failures", "known_file", type=click.Path(dir_okay=False), default=None,
               help="YAML ledger of this engine's known failures (one reason each).")
-@click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT,
-              show_default=True, help="Seconds an engine may take over each answer (python: and cmd:).")
+@click.option("--timeout", type=Seconds(), default=None,
+              help=f"Seconds an engine may take over each answer, its handshake included (python: "
+                   f"and cmd:).  [default: {DEFAULT_TIMEOUT:g}, and {START_TIMEOUT:g} for the "
+                   f"handshake]")
 @click.option("--deadline", type=Seconds(), default=DEFAULT_DEADLINE,
               show_default=True, help="Seconds the whole run may take; then it stops and says so.")
 @click.option("--max-faults", type=click.IntRange(min=1), default=DEFAULT_MAX_FAULTS,

@@ -23,6 +23,7 @@ from durak_spec.conformance.fuzz import FuzzResult, fuzz, load_known, results_of
 from durak_spec.conformance.runner import exit_code, house_rule_options
 from durak_spec.conformance.transport import (
     DEFAULT_TIMEOUT,
+    START_TIMEOUT,
     AdapterError,
     EngineFault,
     make_adapter,
@@ -218,8 +219,10 @@ def _is_position(setup: dict) -> bool:
               help="Where witnesses are saved and replayed first: a folder, or redis://HOST:PORT/DB "
                    "(hypothesis's Redis example database; pip install 'durak-spec[redis]') shared "
                    "by campaigns on several processes or machines. Default: OUT/.hypothesis.")
-@click.option("--timeout", type=Seconds(), default=DEFAULT_TIMEOUT,
-              show_default=True, help="Seconds an engine may take over each answer (python: and cmd:).")
+@click.option("--timeout", type=Seconds(), default=None,
+              help=f"Seconds an engine may take over each answer, its handshake included (python: "
+                   f"and cmd:).  [default: {DEFAULT_TIMEOUT:g}, and {START_TIMEOUT:g} for the "
+                   f"handshake]")
 @click.option("--no-shrink", is_flag=True, help="Report divergences without shrinking them.")
 @click.option("--report", "report_file", type=click.Path(dir_okay=False),
               help="Write a JSON report (schemas/report.schema.json).")

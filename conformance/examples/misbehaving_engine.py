@@ -17,6 +17,8 @@ MODE is given):
     bad-result   answers with a result that breaks its schema ({"accepted": "yes"})
     slow-start   waits --delay seconds (default 2) before it reads the first request, then behaves
     orphan       starts a child process that keeps stdout open and sleeps, then exits
+    escape       starts a process that leaves the engine's session (setsid) and sleeps, then
+                 answers correctly
     stderr       writes 1 MB to stderr at every request and answers correctly
 
 As `python:durak_spec.conformance.examples.misbehaving_engine:MisbehavingEngine` it is an
@@ -29,6 +31,9 @@ when unset), in the mode DURAK_MISBEHAVE names:
     spin         never returns (a busy loop)
     many-legal   from then on lists five million legal actions
     crash        raises
+    interrupt    raises KeyboardInterrupt itself (no Ctrl-C was pressed)
+    huge         answers with a 3 MB string in its result
+    not-json     answers with a set in its result
 """
 
 from __future__ import annotations
@@ -44,8 +49,9 @@ from durak_spec.conformance.engine import ReferenceEngine
 from durak_spec.conformance.examples.reference_engine import serve
 
 MODES = ("crash", "hang", "exit", "garbage", "flood", "wrong-id", "both", "missing-keys",
-         "bad-result", "slow-start", "orphan", "stderr")
-PYTHON_MODES = ("sys-exit", "os-exit", "hang", "spin", "many-legal", "crash")
+         "bad-result", "slow-start", "orphan", "stderr", "escape")
+PYTHON_MODES = ("sys-exit", "os-exit", "hang", "spin", "many-legal", "crash", "interrupt", "huge",
+                "not-json")
 STDERR_BYTES = 1_000_000
 FLOOD_BYTES = 2_000_000
 
@@ -100,6 +106,13 @@ def requests(mode: str, on: str | None, stdin, out):
             continue
         if (mode != "slow-start" and isinstance(req, dict) and req.get("cmd") == "apply"
                 and (on is None or req.get("action") == on)):
+            if mode == "escape":  # its own session: out of the engine's process group
+                subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)",
+                                  os.environ.get("DURAK_ORPHAN_MARK", "orphan")],
+                                 start_new_session=True, stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                yield line
+                continue
             misbehave(mode, req, out)
             continue
         yield line
@@ -140,6 +153,12 @@ class MisbehavingEngine(ReferenceEngine):
                     pass
             if self.mode == "crash":
                 raise EngineCrash(f"crashing on purpose at {action!r}")
+            if self.mode == "interrupt":
+                raise KeyboardInterrupt
+            if self.mode == "huge":
+                return {**super().apply(action), "note": "x" * 3_000_000}
+            if self.mode == "not-json":
+                return {**super().apply(action), "note": {"a set"}}
             self.flooding = True
         return super().apply(action)
 

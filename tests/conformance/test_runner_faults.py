@@ -14,14 +14,22 @@ from pathlib import Path
 import pytest
 from conformance_support import BROKEN, FIXTURE_CASES, PYTHON, jobs_of, misbehaving
 
+from durak_spec.conformance import transport
 from durak_spec.conformance.runner import Selection, Session
-from durak_spec.conformance.transport import STDERR_TAIL, AdapterError, CmdAdapter
+from durak_spec.conformance.transport import (
+    START_TIMEOUT,
+    STDERR_TAIL,
+    AdapterError,
+    CmdAdapter,
+    EngineFault,
+    make_adapter,
+)
 
 # The engine misbehaves at this action, which only defence/cover_other_suit plays; the cases
 # before and after it in the run must pass.
 TRIGGER = "1 cover 9S with JC"
 FAULTY = "defence/cover_other_suit"
-TIMEOUT = "1"
+TIMEOUT = "5"  # answers, and the handshake (python startup on a busy machine)
 # what the report says happened, per mode
 FAULTS = {
     "crash": ("engine crash:", "EngineCrash"),
@@ -82,6 +90,34 @@ def test_an_engine_s_children_are_killed_with_it(fault_runs):
     assert not left, "the engine's child outlived the run"
 
 
+def test_a_process_that_left_the_engine_s_session_is_killed_with_it(spec, monkeypatch):
+    """setsid puts a grandchild out of the engine's process group, where killpg misses it."""
+    mark = f"durak-escape-{os.getpid()}"
+    monkeypatch.setenv("DURAK_ORPHAN_MARK", mark)
+    adapter = CmdAdapter(misbehaving("escape")[4:], timeout=30)
+    adapter.open()
+    setup = {"hands": [["6S", "8C", "TD", "QS", "KC", "AD"], ["7S", "9C", "JD", "QH", "KS", "AC"]],
+             "talon": ["7C", "8D", "9S", "6H"], "trump": "6H"}
+    assert adapter.call("start", variant={"preset": "podkidnoy", "options": {}},
+                        setup=setup).kind == "result"
+    first = adapter.call("legal").value["actions"][0]
+    assert adapter.call("apply", action=first).value["accepted"] is True
+    escaped = [p for p in Path("/proc").glob("[0-9]*") if mark.encode() in _cmdline(p)]
+    assert escaped, "the engine started no process"
+    adapter.close()
+    deadline = time.monotonic() + 5
+    while any(_alive(p) for p in escaped) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(p) for p in escaped), "a process the engine started outlived it"
+
+
+def _alive(proc: Path) -> bool:
+    try:
+        return (proc / "stat").read_bytes().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except OSError:
+        return False
+
+
 def _cmdline(proc: Path) -> bytes:
     try:
         return (proc / "cmdline").read_bytes()
@@ -132,6 +168,35 @@ def test_an_in_process_engine_that_exits_or_hangs_errors_one_case(mode, python_f
     assert faulty["message"] == PYTHON_FAULTS[mode]
 
 
+@pytest.mark.parametrize("mode, message", [
+    ("interrupt", "engine crash: the engine raised KeyboardInterrupt in apply; restarted"),
+    ("huge", "engine flood: answered apply with more than 1,000,000 bytes of JSON; restarted"),
+    ("not-json", "engine garbage: answered apply with a set, which JSON cannot carry; restarted"),
+])
+def test_an_in_process_engine_is_held_to_what_a_subprocess_could_do(mode, message, check,
+                                                                    monkeypatch):
+    """Its own KeyboardInterrupt is its fault, not a Ctrl-C that stops the run; its results
+    are bounded and JSON, as an answer line is."""
+    monkeypatch.setenv("DURAK_MISBEHAVE", mode)
+    monkeypatch.setenv("DURAK_MISBEHAVE_ON", TRIGGER)
+    run = check("--cases-dir", FIXTURE_CASES, "--case", "defence/cover_*", "--timeout", "30",
+                "--adapter", "python:durak_spec.conformance.examples.misbehaving_engine:"
+                             "MisbehavingEngine")
+    assert run.exit_code == 1 and not run.report.get("interrupted"), run.output
+    statuses = {c["case"]: (c["status"], c["message"]) for c in run.report["cases"]}
+    assert statuses.pop(FAULTY) == ("error", message)
+    assert statuses and {s for s, _ in statuses.values()} == {"pass"}
+
+
+def test_the_handshake_waits_as_long_as_an_explicit_timeout_says(spec):
+    adapter = make_adapter(misbehaving("slow-start", "--delay", "30"), 0.5, spec)
+    t0 = time.monotonic()
+    with pytest.raises(EngineFault, match="no answer to hello within 0.5 s"):
+        adapter.open()
+    assert time.monotonic() - t0 < 5 and adapter.proc is None
+    assert make_adapter(misbehaving("slow-start"), None, spec).start_timeout == START_TIMEOUT
+
+
 def test_an_engine_listing_millions_of_legal_actions_is_a_flood_stored_small(check, monkeypatch,
                                                                              tmp_path):
     monkeypatch.setenv("DURAK_MISBEHAVE", "many-legal")
@@ -172,9 +237,12 @@ def test_a_crash_report_carries_the_engine_s_stderr(fault_runs):
     assert "crashing on purpose" in faulty["message"]  # the last line of its traceback
 
 
-def test_a_slow_starting_engine_gets_more_than_the_answer_timeout_for_its_handshake(check):
+def test_a_slow_starting_engine_gets_more_than_the_answer_timeout_for_its_handshake(
+        check, monkeypatch):
+    # without --timeout, answers get DEFAULT_TIMEOUT and the handshake START_TIMEOUT
+    monkeypatch.setattr(transport, "DEFAULT_TIMEOUT", 0.5)
     run = check("--cases-dir", FIXTURE_CASES, "--case", "defence/cover_with_trump",
-                "--timeout", "0.5", "--adapter", misbehaving("slow-start", "--delay", "1.5"))
+                "--adapter", misbehaving("slow-start", "--delay", "1.5"))
     assert run.exit_code == 0, run.output
     assert set(run.statuses().values()) == {"pass"}
 
