@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-import jsonschema
 import yaml
 
 from durak_spec.reference_impl.errors import DurakError, suggest
@@ -109,6 +108,8 @@ def parse_case(data, spec: Spec, file: str = "<case>", rel_id: str | None = None
     """Validate one case's data against the schema (unless `validated`: the index holds it) and
     spec/, and build a Case."""
     if not validated:
+        import jsonschema  # only for a case the index does not hold: its import is costly
+
         validator = jsonschema.Draft202012Validator(case_schema())
         errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), e.message))
         if errors:
@@ -168,6 +169,13 @@ def case_files(root: Path | None = None, ids: tuple = ()) -> list[Path]:
     if ids:
         files = [f for f in files if any(fnmatch.fnmatchcase(_rel_id(f, root), p) for p in ids)]
     return files
+
+
+def case_ids(root: Path | None = None) -> list[str]:
+    """The ids of every case file under `root` (cases, matches, retired), read from their paths
+    (a case's id repeats its path) without parsing any file."""
+    root = Path(root) if root is not None else CASES_DIR
+    return [_rel_id(f, root) for f in case_files(root)]
 
 
 # A case id without glob characters or a way out of the folder (`..`): a file name to look up.

@@ -10,9 +10,6 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-import jsonschema
-from referencing import Registry, Resource
-
 try:  # optional (extra "fast"): writes the protocol's lines several times faster than json
     import orjson
 except ImportError:  # pragma: no cover - depends on the installation
@@ -23,7 +20,9 @@ COMMANDS = ("hello", "start", "apply", "legal", "state", "step", "stop")
 
 
 @lru_cache(maxsize=None)
-def _registry() -> Registry:
+def _registry():
+    from referencing import Registry, Resource  # with jsonschema: imported only to validate
+
     resources = []
     for path in [SCHEMAS / "case.schema.json", *sorted((SCHEMAS / "protocol").glob("*.json"))]:
         data = json.loads(path.read_text())
@@ -32,8 +31,11 @@ def _registry() -> Registry:
 
 
 @lru_cache(maxsize=None)
-def validator(name: str) -> jsonschema.Draft202012Validator:
-    """A validator for schemas/protocol/<name>.json (e.g. 'response', 'result-hello')."""
+def validator(name: str):
+    """A jsonschema validator for schemas/protocol/<name>.json (e.g. 'response', 'result-hello'):
+    jsonschema is imported when an answer first needs one (most pass the quick tests below)."""
+    import jsonschema
+
     schema = json.loads((SCHEMAS / "protocol" / f"{name}.json").read_text())
     return jsonschema.Draft202012Validator(schema, registry=_registry())
 
@@ -43,7 +45,9 @@ def first_error(name: str, data) -> str | None:
     errors = list(validator(name).iter_errors(data))
     if not errors:
         return None
-    err = jsonschema.exceptions.best_match(errors)
+    from jsonschema.exceptions import best_match
+
+    err = best_match(errors)
     where = "/".join(str(p) for p in err.absolute_path)
     return f"{err.message}" + (f" at {where}" if where else "") + f" (schema {name}.json)"
 

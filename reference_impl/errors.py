@@ -8,6 +8,23 @@ as attributes so callers (CLI, conformance runner, judge) can report them withou
 from __future__ import annotations
 
 import difflib
+import re
+
+# A value quoted in a message is cut to this length: a 4,000-digit number, a pasted file or a
+# runaway string is named, not echoed whole.
+MAX_VALUE_DIGITS = 40
+MAX_VALUE_CHARS = 200
+_LONG_NUMBER = re.compile(r"\d{%d,}" % (MAX_VALUE_DIGITS + 1))
+_LONG_WORD = re.compile(r"\S{%d,}" % (MAX_VALUE_CHARS + 1))
+
+
+def clip_values(message: str) -> str:
+    """`message` with each number of more than MAX_VALUE_DIGITS digits, and each run of more
+    than MAX_VALUE_CHARS characters without a space, cut and its length said."""
+    message = _LONG_NUMBER.sub(
+        lambda m: f"{m.group()[:20]}...({len(m.group()):,} digits)", message)
+    return _LONG_WORD.sub(
+        lambda m: f"{m.group()[:MAX_VALUE_CHARS - 40]}...({len(m.group()):,} characters)", message)
 
 
 def suggest(word: str, choices) -> str:

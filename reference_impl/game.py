@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import partial, wraps
 
 from .cards import Card, Deck
-from .errors import IllegalAction, NotationError, SetupError, suggest
+from .errors import IllegalAction, NotationError, SetupError, clip_values, suggest
 from .lang import failure_of
 from .notation import action_text, cards_json, parse_action, state_json
 from .ruleset import Ruleset
@@ -136,6 +136,9 @@ class Setup:
         except NotationError as exc:
             raise SetupError(str(exc)) from None
         players = len(hands)
+        if not limits[0] <= players <= limits[1]:  # before any seat is checked against them
+            raise SetupError(f"{players} players; this deck is for {limits[0]} to {limits[1]}",
+                             "hands")
         dealer = data.get("dealer", players - 1)
         for name in ("dealer", "attacker", "defender", "previous_fool", "previous_winner"):
             seat = dealer if name == "dealer" else data.get(name)
@@ -153,11 +156,12 @@ class Setup:
         for name, low in (("bout", 1), ("beaten_bouts", 0), ("discard", 0), ("deal", 1)):
             value = data.get(name)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < low):
-                raise SetupError(f"must be a whole number of at least {low}, not {value!r}", name)
+                raise SetupError(f"must be a whole number of at least {low}, not "
+                                 f"{clip_values(repr(value))}", name)
             counts[name] = value
         taking = data.get("taking", False)
         if not isinstance(taking, bool):
-            raise SetupError(f"must be true or false, not {taking!r}", "taking")
+            raise SetupError(f"must be true or false, not {clip_values(repr(taking))}", "taking")
         setup = cls(hands, talon, trump, dealer, data.get("attacker"), table=table,
                     defender=data.get("defender"), taking=taking, passed=seats["passed"],
                     out=seats["out"], bout=counts["bout"] or 1,
@@ -333,7 +337,9 @@ def _validate_for(ruleset: Ruleset, setup: Setup) -> None:
 
 def _check_seat(seat, players: int, name: str) -> None:
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < max(players, 1):
-        raise SetupError(f"seat {seat!r} does not exist; seats are 0 to {players - 1}", name)
+        seats = f"seats are 0 to {players - 1}" if players > 1 else \
+            "the only seat is 0" if players == 1 else "there are no seats (hands is empty)"
+        raise SetupError(f"seat {clip_values(repr(seat))} does not exist; {seats}", name)
 
 
 def _table_of(raw, deck: Deck) -> list[list[Card | None]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .errors import SpecError, suggest
+from .errors import SpecError, clip_values, suggest
 
 
 @dataclass
@@ -59,7 +59,7 @@ def check_option_value(spec, name: str, value, file: str | None, path: str) -> N
     if option is None:
         raise SpecError(f"unknown option {name!r}.{suggest(name, spec.options)}", file, path)
     if not any(value == v and type(value) is type(v) for v in option.values):
-        raise SpecError(f"option {name} can't be {value!r}; allowed values: "
+        raise SpecError(f"option {name} can't be {clip_values(repr(value))}; allowed values: "
                         f"{', '.join('null' if v is None else str(v) for v in option.values)}",
                         file, path)
 

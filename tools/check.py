@@ -23,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from durak_spec.conformance import report as reports
-from durak_spec.conformance.cases import load_suite
+from durak_spec.conformance.cases import case_ids, load_suite
 from durak_spec.conformance.matches import run_match_case
 from durak_spec.conformance.problems import find_problems
 from durak_spec.conformance.runner import (
@@ -43,7 +43,7 @@ from durak_spec.conformance.transport import (
     check_adapter_name,
     make_adapter,
 )
-from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.errors import DurakError, suggest
 from durak_spec.reference_impl.model import check_option_value
 from durak_spec.tools.common import (
     EXIT_FINDINGS,
@@ -57,6 +57,7 @@ from durak_spec.tools.common import (
     _load,
     _parse_options,
     check_report_paths,
+    command_seconds,
     output_console,
 )
 
@@ -95,8 +96,12 @@ def run_suite(spec, adapter_name, selection, *, cases_dir=None, known_file=None,
     if progress is not None:
         progress.set_total(len(jobs))
     faults_in_a_row = 0
+    matches: list = []
     try:
         meta["engine"] = session.open()
+        matches = _match_jobs(session, suite, selection)
+        if progress is not None and matches:  # the total counts everything that will run
+            progress.set_total(len(jobs) + len(matches))
         for i, (case, variant) in enumerate(jobs):
             if time.perf_counter() - t0 > limits.deadline:
                 meta["stopped"] = (f"the deadline of {limits.deadline:g} s passed; "
@@ -113,7 +118,7 @@ def run_suite(spec, adapter_name, selection, *, cases_dir=None, known_file=None,
                                    f"{len(jobs) - i - 1} of {len(jobs)} case runs not run")
                 break
         if not meta.get("stopped"):
-            results += _run_matches(session, suite, selection, progress)
+            results += _run_matches(session, matches, progress)
     except AdapterError as exc:  # the handshake failed: no case ran, the reports say why
         meta["error"] = str(exc)
     except KeyboardInterrupt:
@@ -124,7 +129,7 @@ def run_suite(spec, adapter_name, selection, *, cases_dir=None, known_file=None,
     seconds = time.perf_counter() - t0
     meta.update({"finished": reports.now(), "seconds": round(seconds, 3), "steps": session.steps,
                  "restarts": session.restarts,
-                 "planned": len(jobs) + sum(1 for r in results if r.area == "match"),
+                 "planned": len(jobs) + len(matches),
                  "selection": {k: list(v) for k, v in vars(selection).items() if v},
                  "options": dict(options or {}),
                  "broken_files": [str(e) for e in suite.broken],
@@ -135,9 +140,9 @@ def run_suite(spec, adapter_name, selection, *, cases_dir=None, known_file=None,
     return results, meta, suite
 
 
-def _run_matches(session, suite, selection, progress) -> list:
-    """The match cases (conformance/matches.py), for an engine that declares "match": true in
-    hello; an engine that does not is driven as before."""
+def _match_jobs(session, suite, selection) -> list:
+    """The selected match cases (conformance/matches.py), for an engine that declares "match":
+    true in hello; an engine that does not is driven as before."""
     if not session.hello.get("match"):
         return []
     out = []
@@ -151,6 +156,13 @@ def _run_matches(session, suite, selection, progress) -> list:
         if (selection.variants and preset not in selection.variants) or \
                 (selection.players and players not in selection.players):
             continue
+        out.append((path, case_id, data))
+    return out
+
+
+def _run_matches(session, matches, progress) -> list:
+    out = []
+    for path, case_id, data in matches:
         out.append(run_match_case(session, case_id, data, path))
         if progress is not None:
             progress.advance(failures=out[-1].status in FAILING)
@@ -192,9 +204,12 @@ def _print_summary(console: Console, results, meta, suite) -> None:
     counts = ", ".join(f"{n} {s}" for s, n in summarize(results).items() if n)
     rate = len(results) / meta["seconds"] if meta["seconds"] else 0
     rederived = f"; {meta['rederived']} ran under the engine's variant" if meta.get("rederived") else ""
-    console.print(f"{len(results)} of {meta['planned']} case runs in {meta['seconds']:.2f} s "
-                  f"({rate:.0f} cases/s, {meta['steps']} steps): {counts or 'nothing run'}{rederived}",
-                  highlight=False)
+    # The whole command's time (start, loading, the runs, reports), then the runs' own.
+    total = command_seconds()
+    total = meta["seconds"] if total is None else max(total, meta["seconds"])
+    console.print(f"{len(results)} of {meta['planned']} case runs in {total:.2f} s "
+                  f"({meta['seconds']:.2f} s running them: {rate:.0f} cases/s, {meta['steps']} steps): "
+                  f"{counts or 'nothing run'}{rederived}", highlight=False)
     reasons = skip_reasons(results)
     if reasons:
         console.print("skipped, by reason:", highlight=False)
@@ -232,6 +247,32 @@ def _exit_code(results, meta, suite) -> int:
     if meta.get("stopped") or tested_too_little(results):  # not a green run
         return EXIT_TOO_LITTLE
     return EXIT_OK
+
+
+def known_failure_problems(known: dict, ids, presets, suite) -> list[str]:
+    """The entries of a known-failures ledger that can never match a case run: an id that no
+    case file of the suite has, a preset that does not exist, or one the case never runs under.
+    (An entry that matches and passes is reported as xpass, a failure.)"""
+    out, ids = [], set(ids)
+    by_id = suite.by_id() if suite is not None else {}
+    for key in known:
+        case_id, _, variant = str(key).partition("@")
+        if case_id not in ids:
+            out.append(f"{key}: no case {case_id!r} in the suite.{suggest(case_id, ids)}")
+        elif variant and variant not in presets:
+            out.append(f"{key}: no preset {variant!r}.{suggest(variant, presets)}")
+        elif variant and case_id in by_id and variant not in by_id[case_id].variants:
+            out.append(f"{key}: the case never runs under {variant} (it runs under "
+                       f"{', '.join(by_id[case_id].variants)})")
+    return out
+
+
+def _check_known(known_file, known: dict, ids, presets, suite=None) -> None:
+    problems = known_failure_problems(known, ids, presets, suite)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise UserError(f"{known_file}: known_failures.{problems[0]}{more}; fix or remove the "
+                        "entry (conformance/README.md, \"Known failures\")")
 
 
 @click.command("check", epilog="Exit codes: 0 the selected cases passed; 1 failures (a case failed, "
@@ -297,6 +338,10 @@ def check_command(ctx, adapter_name, paths, cases, rules, areas, variants, playe
     check_report_paths(outputs)  # before the run: a bad path loses nothing
     if cases_dir is not None and not any(Path(cases_dir).rglob("*.yaml")):
         raise UserError(f"--cases-dir {cases_dir}: holds no case files (*.yaml)")
+    try:
+        known = load_known_failures(known_file) if known_file else {}
+    except AdapterError as exc:
+        raise UserError(str(exc)) from None
     spec = _load(ctx)
     unknown = [v for v in variants if v not in spec.presets]
     if unknown:
@@ -314,6 +359,8 @@ def check_command(ctx, adapter_name, paths, cases, rules, areas, variants, playe
             check_option_value(spec, name, value, None, f"--option {name}")
         except DurakError as exc:
             raise UserError(str(exc)) from None
+    if known:
+        _check_known(known_file, known, case_ids(cases_dir), spec.presets)
     selection = Selection(tuple(cases), tuple(rules), tuple(areas), tuple(variants), tuple(players))
     try:
         with ProgressReport("check", None, "case runs", quiet=quiet) as progress:
@@ -336,6 +383,9 @@ def check_command(ctx, adapter_name, paths, cases, rules, areas, variants, playe
         click.echo(f"Error: {meta['error']}", err=True)
     elif fmt == "text":
         _print_summary(output_console(), results, meta, suite)
+    if known:  # entries naming a preset their case never runs under: they can never match
+        problems += [f"{known_file}: known_failures.{p}; fix or remove the entry"
+                     for p in known_failure_problems(known, case_ids(cases_dir), spec.presets, suite)]
     for problem in problems:
         click.echo(f"Error: {problem}", err=True)
     code = _exit_code(results, meta, suite)

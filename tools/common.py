@@ -46,6 +46,13 @@ class Seconds(click.ParamType):
         return seconds
 
 
+def command_seconds() -> float | None:
+    """Seconds since the `durak` command started (cli.Commands), or None outside one."""
+    ctx = click.get_current_context(silent=True)
+    started = ctx.meta.get("durak.started") if ctx is not None else None
+    return time.perf_counter() - started if started is not None else None
+
+
 def clip(text: str, limit: int = 60) -> str:
     """A value quoted in a message, cut to `limit` characters (a 4,000-digit number or a pasted
     file is not echoed whole)."""

@@ -170,7 +170,7 @@ def test_a_handshake_failure_still_writes_every_report_with_the_error(tmp_path):
 def test_a_bad_report_path_is_refused_before_the_run_and_loses_nothing(bad, tmp_path, check):
     good = tmp_path / "r.xml"
     run = check("--cases-dir", FIXTURE_CASES, "--junit", good, "--html", bad)
-    assert run.exit_code == 2 and "'.' is a directory" in run.output if bad == "." else \
+    assert run.exit_code == 2 and "--html .: is a folder; give a file" in run.output if bad == "." else \
         f"can't write the report {bad}: its folder no/such/folder does not exist" in run.output
     assert run.report is None and not good.exists()  # nothing ran
 

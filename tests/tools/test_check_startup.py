@@ -3,13 +3,20 @@ read (issue 20, "a fast first answer")."""
 
 from __future__ import annotations
 
+import ast
+import re
 import shutil
+import subprocess
+import sys
+import time
 
 import pytest
 from cli_support import run
 
 from durak_spec.conformance import cases as cases_module
 from durak_spec.conformance.cases import CASES_DIR, load_suite
+from durak_spec.conformance.engine import ReferenceEngine
+from durak_spec.conformance.protocol import check_result
 from durak_spec.tools import check as check_module
 
 ONE = "attack/open_any_card"
@@ -74,3 +81,44 @@ def test_a_broken_case_outside_the_selection_does_not_fail_the_run(tmp_path):
     assert "BROKEN" not in result.output
     result = run("check", "-q", "--cases-dir", tmp_path, "--case", "attack/*")
     assert result.exit_code == 1 and "BROKEN CASE FILE" in result.output
+
+
+HEAVY = ("z3", "hypothesis", "sphinx", "jsonschema", "durak_spec.tools.verify", "durak_spec.conformance.fuzz")
+
+
+def imported_by(*args) -> set[str]:
+    """The heavy modules `durak ARGS` imports, run in a fresh interpreter."""
+    code = ("import sys\nfrom durak_spec.tools.cli import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            f"print(sorted(m for m in sys.modules if m.startswith({HEAVY!r})), file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                         timeout=120)
+    return set(ast.literal_eval(out.stderr.strip().splitlines()[-1]))
+
+
+def test_durak_version_imports_no_command():
+    assert imported_by("--version") == set()
+
+
+def test_checking_one_case_on_the_reference_imports_no_validator_prover_or_fuzzer():
+    assert imported_by("check", "-q", "--case", ONE, "--variant", "podkidnoy") == set()
+
+
+def test_the_reference_hello_that_check_trusts_holds_to_the_schema(spec):
+    hello = ReferenceEngine(spec).hello()
+    assert check_result("hello", hello) is None
+    assert check_result("hello", {**hello, "levels": "all"}) is not None  # the check can fail
+
+
+def test_the_summary_gives_the_whole_command_s_time(monkeypatch):
+    real_load = check_module._load
+
+    def slow_load(ctx):  # loading that takes a second, before any case runs
+        time.sleep(1.0)
+        return real_load(ctx)
+
+    monkeypatch.setattr(check_module, "_load", slow_load)
+    result = run("check", "-q", "--case", ONE, "--variant", "podkidnoy")
+    assert result.exit_code == 0, result.output
+    total, running = re.search(r"case runs in ([\d.]+) s \(([\d.]+) s running them", result.output).groups()
+    assert float(total) >= 1.0 and float(running) < float(total)

@@ -11,7 +11,9 @@ from durak_spec.tools.common import Seconds
 
 
 def commands(group=cli, prefix=()):
-    for name, command in group.commands.items():
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
         if isinstance(command, click.Group):
             yield from commands(command, prefix + (name,))
         else:
