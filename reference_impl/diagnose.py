@@ -191,9 +191,9 @@ def _stages(rs: Ruleset, had_table: bool, beaten_before: int, talon_before: int,
 
 
 def _partial_pickup(rs: Ruleset) -> bool:
-    """Whether a taking defender may pick up less than the whole table (decision pickup_count)."""
-    whole = rs.shared(("whole table",), ("table_card_count",), lambda: rs.compile_clause(
-        "table_card_count", "int", "the whole table").src)
+    """Whether a taking defender may pick up fewer than every attack card (decision pickup_count)."""
+    whole = rs.shared(("whole table",), ("table_attack_count",), lambda: rs.compile_clause(
+        "table_attack_count", "int", "every attack card").src)
     return rs.decisions["pickup_count"].clause.src != whole
 
 

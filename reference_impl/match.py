@@ -58,18 +58,21 @@ class MatchView:
 
     __slots__ = ("n", "deal_number", "dealer", "fool", "losers", "places", "team", "team_play",
                  "final_defender", "final_taken", "final_attack_count", "final_attack_rank",
-                 "final_attack_plain", "score", "epaulettes", "deal_score", "deal_epaulettes",
+                 "final_attack_plain", "final_last_rank", "final_last_rank_count", "score", "epaulettes", "deal_score", "deal_epaulettes",
                  "next_dealer", "winner")
 
 
-def _final_attack(game: Game) -> tuple[int, int | None, bool]:
+def _final_attack(game: Game) -> tuple[int, int | None, bool, int | None, int]:
     """The final bout's attack cards: how many, the rank index they all share (None if they
-    differ), and whether one of them is not a trump."""
+    differ), whether one of them is not a trump, the rank index of the last one laid (None if
+    there was none) and how many of them have that rank."""
     s = game.state
     cards = [a for a, _ in s.last_table]
     ranks = {c.rank for c in cards}
     shared = next(iter(ranks)) if len(ranks) == 1 else None
-    return len(cards), shared, any(c.suit != s.trump_suit for c in cards)
+    last = cards[-1].rank if cards else None
+    return (len(cards), shared, any(c.suit != s.trump_suit for c in cards), last,
+            sum(c.rank == last for c in cards))
 
 
 def tally_view(ruleset: Ruleset, players: int, totals, epaulette_totals) -> MatchView:
@@ -92,7 +95,8 @@ def deal_view(ruleset: Ruleset, game: Game, number: int, totals, epaulette_total
     v.deal_number, v.dealer, v.fool = number, s.dealer, s.fool
     v.losers, v.places = s.losers, s.places
     v.final_defender, v.final_taken = s.last_defender, s.last_taken
-    v.final_attack_count, v.final_attack_rank, v.final_attack_plain = _final_attack(game)
+    (v.final_attack_count, v.final_attack_rank, v.final_attack_plain, v.final_last_rank,
+     v.final_last_rank_count) = _final_attack(game)
     v.next_dealer = s.dealer
     return v
 

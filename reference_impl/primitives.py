@@ -141,11 +141,11 @@ def discard_table(g, s, a):
 
 
 def defender_picks_up(g, s, a):
-    """The defender picks up `pickup_count` cards of the table (decision of that name): first the
-    cards they covered with, then the attack cards in the order laid; each card left goes back to
+    """The defender picks up `pickup_count` attack cards of the table (decision of that name), in
+    the order laid, and gets back the cards they covered with; each attack card left goes back to
     the player who laid it."""
     table, hand = s.table, s.hands[s.defender]
-    room = g.decide_seat["pickup_count"](s, None) - (len(table) - s.unbeaten)
+    room = g.decide_seat["pickup_count"](s, None)
     if room < len(table):
         pairs, s.table = table, []
         for i, (attack, cover) in enumerate(pairs):

@@ -119,6 +119,12 @@ MATCH = {
     "final_attack_rank": Name(INT + "?", "s.final_attack_rank",
                               doc="the rank every attack card of the final bout has, as its "
                                   "strength index (rank_index); None if they differ"),
+    "final_last_rank": Name(INT + "?", "s.final_last_rank",
+                            doc="the rank of the last attack card laid in the deal's final bout, "
+                                "as its strength index (rank_index)"),
+    "final_last_rank_count": Name(INT, "s.final_last_rank_count",
+                                  doc="attack cards of the final bout with the rank of the last "
+                                      "one laid"),
     "final_attack_plain": Name(BOOL, "s.final_attack_plain",
                                doc="an attack card of the final bout is not a trump"),
     "rank_index": Name(INT, "({0})", (RANK,),

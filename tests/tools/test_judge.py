@@ -298,3 +298,11 @@ def test_a_finished_team_deal_shows_the_losing_teams_and_the_winner(spec):
     text = run("judge", str(POSITIONS / "team-deal-end.yaml"), "--variant",
                "podkidnoy_three_teams", "--option", "team_outcome=first_team_out_wins").output
     assert "losers 1, 2, 4, 5" in text and "the winner (match.winner) is seat 0" in text
+
+
+def test_the_last_attack_card_a_six_earns_the_epaulette(spec):
+    """D59: W19 gives the epaulette when the last card an attacker played is a six; the bout's
+    first card, a nine, does not stop it (the spec once asked for every final card to be a six)."""
+    with_them = ruling(spec, "epaulettes-last-six.yaml", "podkidnoy_epaulettes")
+    assert with_them.scoring["fool"] == 1 and with_them.scoring["epaulettes"] == [0, 1]
+    assert ruling(spec, "epaulettes-last-six.yaml", "podkidnoy").scoring["epaulettes"] == [0, 0]

@@ -273,7 +273,8 @@ def test_an_option_the_other_options_rule_out_is_a_problem_with_its_reason(spec_
 
 
 def test_verify_exits_1_on_a_preset_problem(spec_copy, tmp_path):
-    spec_copy.edit("presets.yaml", "      max_attack_cards: null", "      max_attack_cards: 4\n      first_bout_max: 5")
+    spec_copy.edit("presets.yaml", "      max_attack_cards: null\n  podkidnoy_teams:",
+                   "      max_attack_cards: 4\n      first_bout_max: 5\n  podkidnoy_teams:")
     result = run("--spec", str(spec_copy.root), "verify", "--variant", "podkidnoy_no_cap",
                  "--players", "2", "--out", str(tmp_path))
     assert result.exit_code == 1 and "first_bout_max=5 has no effect" in result.output
@@ -344,7 +345,7 @@ def test_the_readings_part_after_a_late_transfer_and_the_interpreter_agrees(spec
     ruleset = spec.ruleset("perevodnoy", overrides)
     ind = Induction(ruleset, 2, properties(ruleset))
     proved = ind.houdini()[0]
-    assert "lemma.hand_at_start" not in proved
+    assert "lemma.hand_at_start" in proved  # in its weaker form, an inequality, after a late transfer
     found = compare(spec, "perevodnoy", overrides, "start_of_bout", "unbeaten_le_current", [2],
                     lambda n: proved)
     assert found.witness is not None and found.agrees is True

@@ -37,9 +37,14 @@ class Lemma:
 # invariants (the same induction), so assuming them is sound.
 LEMMAS = (
     Lemma("lemma.hand_at_start",
-          "finished or defender_hand_at_start == defender_hand + table_covered",
+          "finished or defender_hand_at_start == defender_hand + table_covered or "
+          "((opt.passport != 'none' and opt.passport_window == 'any_time' or opt.transfer and "
+          "opt.transfer_window == 'while_unbeaten_share_rank') and "
+          "defender_hand_at_start <= defender_hand + table_covered)",
           "the defender's hand at the start of the bout is their hand now plus the cards they "
-          "covered with; inv.unbeaten_le_hand rests on it under limits.hand_at_start"),
+          "covered with; where a bout can pass on after a card is beaten (a late transfer or "
+          "passport), the new defender did not beat those cards, so it is at most that; "
+          "inv.unbeaten_le_hand rests on it under limits.hand_at_start"),
     Lemma("lemma.nobody_out_while_talon", "talon_count == 0 or active_players == players",
           "players go out only once the talon is empty (end.out), and the talon never grows"),
     Lemma("lemma.two_in_game",

@@ -59,6 +59,8 @@ class DealResult:
         self.final_count = z3.Int(f"{tag}.final_count")
         self.final_rank = Opt(z3.Int(f"{tag}.final_rank"), z3.Bool(f"{tag}.final_mixed"))
         self.final_plain = z3.Bool(f"{tag}.final_plain")
+        self.final_last = Opt(z3.Int(f"{tag}.final_last"), z3.Bool(f"{tag}.final_last_none"))
+        self.final_last_count = z3.Int(f"{tag}.final_last_count")
         self.score = score if score is not None else ints("score")
         self.epaulettes = epaulettes if epaulettes is not None else ints("epaulettes")
         self.deal = deal if deal is not None else z3.Int(f"{tag}.deal")
@@ -77,7 +79,15 @@ class DealResult:
                   zint(self.final_count) >= 1,
                   z3.Implies(z3.Not(self.final_rank.none),
                              z3.Or([self.final_rank.value == self.rank_index[r]
-                                    for r in self.ranks]))]
+                                    for r in self.ranks])),
+                  # the last card laid has a rank of the deck, shared by 1 to all attack cards
+                  z3.Not(self.final_last.none),
+                  z3.Or([self.final_last.value == self.rank_index[r] for r in self.ranks]),
+                  zint(self.final_last_count) >= 1,
+                  zint(self.final_last_count) <= self.final_count,
+                  z3.Implies(z3.Not(self.final_rank.none),
+                             z3.And(self.final_last.value == self.final_rank.value,
+                                    zint(self.final_last_count) == self.final_count))]
         facts += [zint(x) >= 0 for x in self.score + self.epaulettes]
         return facts
 
@@ -88,6 +98,7 @@ class DealResult:
             "team_play": self.team_play, "final_defender": self.final_defender,
             "final_taken": self.final_taken, "final_attack_count": self.final_count,
             "final_attack_rank": self.final_rank, "final_attack_plain": self.final_plain,
+            "final_last_rank": self.final_last, "final_last_rank_count": self.final_last_count,
             "next_dealer": self.next_dealer, "winner": self.winner,
         }[name]
 

@@ -111,9 +111,9 @@ def pair_aggregates(ruleset) -> list[PairAggregate]:
 
 def layer_slots(ruleset) -> int:
     """How many attack slots of the table the state records the layer of: none when the defender
-    always picks up the whole table (the decision pickup_count is table_card_count), else as many
+    always picks up the whole table (the decision pickup_count is table_attack_count), else as many
     as a bout can hold (the fixed cap, which inv.attack_cap proves, or the deck)."""
-    whole = ruleset.compile_clause("table_card_count", INT, "the whole table").src
+    whole = ruleset.compile_clause("table_attack_count", INT, "every attack card").src
     if ruleset.decisions["pickup_count"].clause.src == whole:
         return 0
     cap = ruleset.options.get("max_attack_cards")
@@ -539,14 +539,14 @@ def discard_table(m, s, a):
 
 
 def defender_picks_up(m, s, a):
-    """The defender picks up pickup_count cards: their covers first, then attack cards in slot
-    order; the attack cards left go back to the seats that laid them (state field `laid`)."""
+    """The defender gets their covers back and picks up pickup_count attack cards in slot order;
+    the attack cards left go back to the seats that laid them (state field `laid`)."""
     hand = s.f["hand"]
     d = s.defender
     if not m.layer_slots:  # the decision is the whole table (machine.layer_slots)
         return _cleared(m, s, hand=setat(hand, d, pick(hand, d) + 2 * zint(s.A) - s.U))
     A, covered = zint(s.A), zint(s.A) - s.U
-    room = zint(m.decide(s, "pickup_count")) - covered
+    room = zint(m.decide(s, "pickup_count"))
     room = ite(room < 0, 0, ite(room > A, A, room))
     # Each hand after the pickup is a fresh variable equal to its sum (the later primitives then
     # read plain variables), and the cards going back add up to those not picked up.
