@@ -1,14 +1,26 @@
-"""Rule attribution on engines that get one rule wrong: is the rule named first the broken one?
+"""Rule attribution and problems on engines with one or several rules broken: does the report name
+each broken rule once, and never give advice that would hide a bug?
 
-Runs the shipped conformance suite against each shipped broken engine (conformance/examples/
-broken_*.py) and each single-rule mutant of conformance/examples/mutants.py, in process, and
-prints one row per engine: its failures, how many name the broken rule first (the rule the
-reference computes, reference_impl/diagnose.py), and whether the counterfactual search recovers
-the option value for the mutants that really are another option value. The totals line gives the
-share of failures whose rule named first is the broken rule, and the option recoveries.
+Runs the shipped conformance suite (or the cases of --area / --case) against each engine, in
+process: each shipped broken engine (conformance/examples/broken_*.py), each single-rule mutant of
+conformance/examples/mutants.py, and engines that combine two, three and five mutants. The report's
+problems are computed as `durak check` computes them (conformance/problems.py: grouped by root
+cause, advice confirmed against the whole run). One row per engine:
 
-    python bench/attribution.py                 # every engine, the whole shipped suite
-    python bench/attribution.py --max-failures 20 --engine cap_five --engine broken_beat
+  runs      failing case runs
+  right     failing runs whose rule (computed by the reference) is one the engine breaks
+  problems  problems of the report, and how many name a rule the engine breaks
+  missed    broken rules that are the rule of no problem
+  advice    problems with advice: right (the engine really plays that option value) / wrong
+
+The totals give problems per bug (target at most 2), right rule per problem (target 95 %), right
+rule per failing run (target 90 %), wrong advice (target 0) and the option mutants whose value is
+advised (target: all).
+
+    python bench/attribution.py                         # every engine, the whole shipped suite
+    python bench/attribution.py --multi                 # only the engines with several bugs
+    python bench/attribution.py --engine cap_five --engine trump_beats_only_trump+cap_five
+    python bench/attribution.py --area defence --area limits
 """
 
 from __future__ import annotations
@@ -16,10 +28,10 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections import Counter
 
 from durak_spec.conformance.cases import load_suite
-from durak_spec.conformance.examples.mutants import TABLE
+from durak_spec.conformance.examples.mutants import MUTANTS, TABLE
+from durak_spec.conformance.problems import find_problems
 from durak_spec.conformance.runner import Selection, Session
 from durak_spec.conformance.transport import make_adapter
 from durak_spec.reference_impl.model import value_text
@@ -31,82 +43,119 @@ BROKEN = [("broken_no_cap", "NoAttackCap", ("max_attack_cards", None)),
           ("broken_throw_in_rank", "ThrowInAnyRank", None),
           ("broken_transfer_capacity", "TransferIgnoresCapacity", ("transfer_capacity_check", "none"))]
 
+# Engines with several rules broken at once: real bugs side by side, and an option value among them.
+MULTI = ["cover_earliest_only+attacker_again_after_take",
+         "transfer_keeps_card+throw_in_after_take_always",
+         "trump_beats_only_trump+cap_five",
+         "trump_beats_only_trump+take_when_all_beaten+beaten_off_skips_defender",
+         "adds_to_empty_hand+throw_in_seat_order_after_take+draw_counterclockwise",
+         "cover_earliest_only+out_stays_in_rotation+turn_up_drawn_first+named_suit_anywhere"
+         "+first_attacker_highest_trump",
+         "trump_beats_only_trump+take_when_all_beaten+beaten_off_skips_defender+out_before_draw"
+         "+no_cap"]
 
-def engines():
-    """(name, adapter, broken rule, (option, value) or None) of every engine to attribute."""
+
+def engines(multi_only: bool = False):
+    """(name, adapter, {broken rule}, [(option, value)] the engine really plays) of each engine."""
     out = []
-    for module, cls, option in BROKEN:
-        adapter = f"python:durak_spec.conformance.examples.{module}:{cls}"
-        mod = __import__(f"durak_spec.conformance.examples.{module}", fromlist=[cls])
-        out.append((module, adapter, getattr(mod, cls).breaks, option))
-    for m in TABLE:
-        out.append((m.name, f"python:durak_spec.conformance.examples.mutants:{m.name}", m.breaks,
-                    m.as_option))
+    if not multi_only:
+        for module, cls, option in BROKEN:
+            adapter = f"python:durak_spec.conformance.examples.{module}:{cls}"
+            mod = __import__(f"durak_spec.conformance.examples.{module}", fromlist=[cls])
+            out.append((module, adapter, {getattr(mod, cls).breaks}, [option] if option else []))
+        out += [(m.name, f"python:durak_spec.conformance.examples.mutants:{m.name}", {m.breaks},
+                 [m.as_option] if m.as_option else []) for m in TABLE]
+    for name in MULTI:
+        mutants = [MUTANTS[n] for n in name.split("+")]
+        out.append((name, f"python:durak_spec.conformance.examples.mutants:{name}",
+                    {m.breaks for m in mutants}, [m.as_option for m in mutants if m.as_option]))
     return out
 
 
-def attribute(spec, suite, adapter: str, max_failures: int | None):
-    """The failing results of one engine on the suite (at most max_failures of them)."""
+def run(spec, cases, adapter: str, selection: Selection):
+    """The results of one engine on the cases, and its problems."""
     session = Session(spec, make_adapter(adapter, 5.0, spec), adapter_name=adapter, check_cases=False)
     session.open()
-    jobs = [(c, v) for c in suite.cases for v in Selection().variants_of(c)]
-    failures = []
+    results = []
     try:
-        for case, variant in jobs:
-            r = session.run_case(case, variant)
-            if r.status == "fail":
-                failures.append(r)
-                if max_failures and len(failures) >= max_failures:
-                    break
+        for case in cases:
+            results += [session.run_case(case, v) for v in selection.variants_of(case)]
     finally:
         session.close()
-    return failures
+    return results, find_problems(results, session.evidence)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--engine", action="append", default=[],
-                        help="only this engine (a broken_* module or a mutant name; repeatable)")
-    parser.add_argument("--max-failures", type=int, default=None,
-                        help="stop each engine after this many failures")
+                        help="only this engine (a broken_* module, a mutant name, or names joined "
+                             "by +; repeatable)")
+    parser.add_argument("--multi", action="store_true", help="only the engines with several bugs")
+    parser.add_argument("--area", action="append", default=[], help="only the cases of this area")
+    parser.add_argument("--case", action="append", default=[], help="only these cases (globs)")
+    parser.add_argument("--every", type=int, default=1, metavar="N",
+                        help="only every Nth selected case, in the suite's order (a sample)")
     args = parser.parse_args(argv)
     spec = load_spec()
     suite = load_suite(spec)
-    rows = [e for e in engines() if not args.engine or e[0] in args.engine]
-    total = named = 0
-    recoverable = recovered = 0
+    selection = Selection(cases=tuple(args.case), areas=tuple(args.area))
+    cases = [c for c in suite.cases if selection.picks(c)][::max(1, args.every)]
+    rows = engines(args.multi)
+    if args.engine:
+        known = {e[0] for e in rows}
+        rows = [e for e in rows if e[0] in args.engine]
+        for name in args.engine:
+            if name not in known:
+                mutants = [MUTANTS[n] for n in name.split("+")]
+                rows.append((name, f"python:durak_spec.conformance.examples.mutants:{name}",
+                             {m.breaks for m in mutants},
+                             [m.as_option for m in mutants if m.as_option]))
     t0 = time.perf_counter()
-    print(f"{'engine':34} {'breaks':26} {'fails':>5} {'named':>5} {'%':>5}  option explains -> found")
-    for name, adapter, rule, option in rows:
-        failures = attribute(spec, suite, adapter, args.max_failures)
-        hits = sum(1 for r in failures if r.rule == rule)
-        others = Counter(r.rule for r in failures if r.rule != rule)
-        found = Counter()
-        among = 0  # failures whose explanations include the mutant's option value
-        for r in failures:
-            as_if = (r.diagnosis or {}).get("as_if", [])
-            for change in as_if[:1]:
-                found[tuple(sorted(change.items(), key=str))] += 1
-            among += option is not None and {option[0]: option[1]} in as_if
-        want = f"{option[0]} = {value_text(option[1])}" if option else "-"
-        got = "-"
-        if found:
-            (best, count), = found.most_common(1)
-            got = " and ".join(f"{k} = {value_text(v)}" for k, v in best) + f" first ({count}/{len(failures)})"
-        if option is not None and failures:
-            recoverable += 1
-            recovered += among * 2 > len(failures)
-            got += f"; {want} among the explanations {among}/{len(failures)}"
-        pct = 100 * hits / len(failures) if failures else 0
-        print(f"{name:34} {rule:26} {len(failures):5} {hits:5} {pct:5.0f}  {want} -> {got}")
-        if others:
-            print(f"{'':34} {'also named:':26} " + ", ".join(f"{k} {n}" for k, n in others.most_common(4)))
-        total += len(failures)
-        named += hits
-    print(f"\nrule named first is the broken rule: {named}/{total} failures "
-          f"({100 * named / total if total else 0:.1f} %); the counterfactual finds the option "
-          f"value (among its explanations, for most of the engine's failures) for "
-          f"{recovered}/{recoverable} option mutants; {time.perf_counter() - t0:.0f} s")
+    bugs = problems_all = problems_right = runs_all = runs_right = 0
+    advised_right = advised_wrong = options_all = options_found = hinted = 0
+    print(f"{'engine':44} {'bugs':>4} {'runs':>5} {'right':>5} {'problems':>8} {'right':>5} "
+          f"{'missed':>6} {'advice ok/wrong':>15}")
+    for name, adapter, broken, options in rows:
+        results, problems = run(spec, cases, adapter, selection)
+        failing = [r for r in results if r.status == "fail"]
+        right = sum(r.rule in broken for r in failing)
+        named = [p for p in problems if p["rule"] in broken]
+        missed = sorted(broken - {p["rule"] for p in problems})
+        genuine = [{o: v} for o, v in options]
+        ok = [p for p in problems if p["advice"] and p["advice"] in genuine]
+        wrong = [p for p in problems if p["advice"] and p["advice"] not in genuine]
+        advised = [g for g in genuine if any(p["advice"] == g for p in problems)]
+        unconfirmed = sum(1 for r in failing if (r.diagnosis or {}).get("as_if")
+                          and r.diagnosis["as_if"][0] not in genuine)
+        print(f"{name[:44]:44} {len(broken):4} {len(failing):5} {right:5} {len(problems):8} "
+              f"{len(named):5} {len(missed):6} {len(ok):7}/{len(wrong)}", flush=True)
+        for p in problems:
+            mark = " " if p["rule"] in broken else "x"
+            advice = ", ".join(f"{k} = {value_text(v)}" for k, v in (p["advice"] or {}).items())
+            print(f"    {mark} {str(p['rule']):30} {p['kind'][:28]:28} {p['count']:5}  "
+                  f"{'advice: ' + advice if advice else ''}", flush=True)
+        if missed:
+            print(f"      missed: {', '.join(missed)}")
+        bugs += len(broken)
+        problems_all += len(problems)
+        problems_right += len(named)
+        runs_all += len(failing)
+        runs_right += right
+        advised_right += len(ok)
+        advised_wrong += len(wrong)
+        options_all += len(genuine)
+        options_found += len(advised)
+        hinted += unconfirmed
+
+    def pct(a, b):
+        return f"{100 * a / b:.1f} %" if b else "-"
+    print(f"\n{len(rows)} engines, {bugs} bugs, {len(cases)} cases, {time.perf_counter() - t0:.0f} s")
+    print(f"problems per bug: {problems_all / bugs if bugs else 0:.2f} ({problems_all} problems)")
+    print(f"right rule per problem: {problems_right}/{problems_all} ({pct(problems_right, problems_all)})")
+    print(f"right rule per failing run: {runs_right}/{runs_all} ({pct(runs_right, runs_all)})")
+    print(f"wrong advice: {advised_wrong} problem(s); right advice: {advised_right}; option values "
+          f"advised: {options_found}/{options_all}; failing runs whose counterfactual search alone "
+          f"(unconfirmed, as reports said before) would advise a wrong value: {hinted}")
     return 0
 
 

@@ -49,6 +49,7 @@ from durak_spec.conformance.lockstep import (
     position_of,
     text_of,
 )
+from durak_spec.conformance.problems import MAX_CANDIDATES, Evidence, advice_message
 from durak_spec.conformance.record import record_case
 from durak_spec.conformance.runner import Result, Session
 from durak_spec.conformance.transport import Adapter, AdapterError
@@ -89,6 +90,8 @@ class Entry:
     # the signatures seen before every occurrence of this one, since the engine was last in sync
     # with the reference: when not empty, this divergence is probably their consequence
     after: set = field(default_factory=set)
+    observed: list | None = None  # the witness as observations (diagnose), evidence for advice
+    advice: dict | None = None    # the variant of as_if that every witness of the run confirms
 
     @property
     def follows(self) -> list:
@@ -105,7 +108,8 @@ class Entry:
                 "occurrences": self.count, "first_game": self.first_game,
                 "replayed": self.replayed, "steps": len(w.steps), "found_steps": self.found_length,
                 "from_position": _is_position(w.setup), "message": w.message,
-                "diagnosis": w.diagnosis, "as_if": self.as_if, "known": self.known,
+                "diagnosis": w.diagnosis, "as_if": self.as_if, "advice": self.advice,
+                "known": self.known,
                 "follows": self.follows,
                 "case": self.case["id"] if self.case else None,
                 "case_path": str(self.case_path) if self.case_path else None}
@@ -122,6 +126,7 @@ class FuzzResult:
     steps: int = 0
     seconds: float = 0.0
     skipped: int = 0
+    skip_reasons: dict = field(default_factory=dict)  # the engine's reason -> deals it skipped
     replayed: int = 0
     entries: list = field(default_factory=list)
     vanished: list = field(default_factory=list)   # known, not seen: (signature, reason, replayed)
@@ -132,6 +137,12 @@ class FuzzResult:
     @property
     def new(self) -> list:
         return [e for e in self.entries if e.known is None]
+
+    @property
+    def mostly_skipped(self) -> bool:
+        """The engine skipped more of the deals dealt than it played: the campaign tested too
+        little (durak fuzz exits 3, as durak check does when most case runs were skipped)."""
+        return self.skipped > self.games
 
     @property
     def found(self) -> Entry | None:
@@ -588,6 +599,9 @@ class Campaign:
             return
         w.diagnosis = found.message()
         entry.as_if = list(found.as_if)
+        entry.observed = obs
+        if not w.rule and found.rule:
+            w.rule = found.rule
 
     # -- output ------------------------------------------------------------------------------
     def write_case(self, entry: Entry, out_dir: Path) -> None:
@@ -712,6 +726,9 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
                 camp.play_game(rng)
             except GameSkipped as exc:
                 skipped, reason = skipped + 1, str(exc)
+                key = reason[:300]
+                if key in result.skip_reasons or len(result.skip_reasons) < 20:
+                    result.skip_reasons[key] = result.skip_reasons.get(key, 0) + 1
                 if skipped > 10 * games:
                     break
                 continue
@@ -737,6 +754,8 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
             camp.shrink(entry)
         if diagnosis > 0:
             camp.diagnose(entry, diagnosis)
+    confirm_advice(camp, entries)
+    for entry in entries:
         try:
             camp.write_case(entry, out_dir)
         except DurakError as exc:
@@ -751,6 +770,27 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
                        for sig, reason in (known or {}).items() if sig not in seen]
     result.coverage = camp.coverage.to_json()
     return result
+
+
+def confirm_advice(camp, entries: list) -> None:
+    """Keep "plays as if X = Y" only where the reference under X = Y reproduces what the engine did
+    in the campaign: every step it agreed on in its first games (lockstep.EVIDENCE_SEGMENTS) and
+    every witness (each other divergence's own difference left out: another bug), as durak check
+    confirms advice over its whole run (conformance/problems.py); otherwise the diagnosis says
+    "no option explains this: rule R"."""
+    evidence = Evidence()
+    for setup, observations in camp.lock.observed:
+        evidence.add(camp.lock.ruleset, setup, observations)
+    for e in entries:
+        if e.observed:
+            evidence.add(camp.lock.ruleset, e.witness.setup, e.observed,
+                         [(len(e.observed) - 1, e)])
+    for e in entries:
+        if not e.as_if:
+            continue
+        others = [o for o in entries if o is not e]
+        e.advice = next((c for c in e.as_if[:MAX_CANDIDATES] if evidence.confirms(c, others)), None)
+        e.witness.diagnosis = advice_message(e.advice, e.witness.rule or None)
 
 
 def _write_elsewhere(camp, entry, out_dir: Path, exc: OSError) -> str:
@@ -831,7 +871,10 @@ def results_of(result: FuzzResult, preset: str, adapter_name: str, spec_dir: str
             rules=[w.rule] if w.rule else [], area=w.rule.split(".")[0] if w.rule else "fuzz",
             file=str(e.case_path or ""), step=len(w.steps) - 1 if w.steps else None,
             action=w.action, check=w.check, want=w.want, have=w.have, message=detail,
-            reproduce=reproduce, steps_run=len(w.steps)))
+            reproduce=reproduce, steps_run=len(w.steps), players=w.players, rule=w.rule or None))
+        out[-1].occurrences = e.count
+        out[-1].diagnosis = {"rule": w.rule or None, "as_if": e.as_if, "advice": e.advice,
+                             "message": w.diagnosis} if w.diagnosis else None
     for sig, reason, replayed in result.vanished:
         kind, rule = sig.split()[:2]
         message = (f"listed as a known divergence ({reason}) but its saved witness no longer "

@@ -109,7 +109,11 @@ class Divergence:
 
 def signature(kind: str, rule: str, shape: str = "") -> str:
     """KIND RULE: divergences of one kind decided by one rule are one bug, whatever the action
-    (the shape is kept with the witness, not in the signature)."""
+    (the shape is kept with the witness, not in the signature). An engine error has no rule: its
+    shape says what it answered to which command (`error step-crash`, `error legal-protocol`), so
+    errors of one kind and message are one signature and others are not."""
+    if kind == "error" and not rule and shape:
+        return f"error {shape}"
     return f"{kind} {rule or '-'}"
 
 
@@ -136,6 +140,10 @@ def _group_only(g: Game, engine_legal: set | None, kind: str) -> list | None:
         return len(words) > 1 and words[1] in group
 
     return sorted({t for t in ref if not ours(t)} | {t for t in engine_legal if ours(t)})
+
+
+EVIDENCE_SEGMENTS = 300  # segments (a deal or a position, and what the engine played from it)
+EVIDENCE_STEPS = 400     # kept per segment
 
 
 class GameSkipped(Exception):
@@ -220,6 +228,10 @@ class Lockstep:
         self.avoid_after: set = set()   # action kinds after which a known state divergence shows
         self.run = float(CHUNK)         # average steps judged before a stretch is cut short
         self._sampled: dict = {}        # (kind, shape) -> [occurrences, last attribution]
+        # what the engine did where it agreed with the reference, per segment (setup,
+        # [Observation]), for the first EVIDENCE_SEGMENTS: what advice must also reproduce
+        self.observed: list = []
+        self._observing = None
 
     # -- steering ------------------------------------------------------------------------------
     def known(self, div: Divergence) -> None:
@@ -438,14 +450,19 @@ class Lockstep:
             raise GameSkipped(start.value)
         if start.kind != "result":
             self._report("error", "", None, "a result", f"{start.kind}: {start.value}",
-                         f"the engine answered start with {start.kind}: {start.value}", seg, [])
+                         f"the engine answered start with {start.kind}: {start.value}", seg, [],
+                         token=f"start-{start.kind}")
             return False
         if compare:
             for reply in replies[1:]:
-                if reply.kind != "result" or check_result(requests[replies.index(reply)][0], reply.value):
+                cmd = requests[replies.index(reply)][0]
+                problem = f"{reply.kind}: {reply.value!r:.200}" if reply.kind != "result" \
+                    else check_result(cmd, reply.value)
+                if problem:
                     self._report("error", "", None, "a valid result", reply.value,
-                                 f"the engine's answer at the start is out of protocol: "
-                                 f"{reply.kind}: {reply.value!r:.200}", seg, [])
+                                 f"the engine's answer to {cmd} at the start is out of protocol: "
+                                 f"{problem}", seg, [], token=f"{cmd}-{reply.kind}"
+                                 if reply.kind != "result" else f"{cmd}-protocol")
                     return False
             k = 1
             if self.state_level:
@@ -465,7 +482,8 @@ class Lockstep:
             if len(entries) != len(seg.trail) or not all(e.get("accepted") for e in entries):
                 self._report("error", "", None, "the same verdicts", "other verdicts",
                              "the engine answered differently when the same actions were "
-                             "replayed from the same setup (is it deterministic?)", seg, [])
+                             "replayed from the same setup (is it deterministic?)", seg, [],
+                             token="nondeterministic")
                 return False
         return True
 
@@ -489,7 +507,8 @@ class Lockstep:
         else:
             detail = f"{reply.kind}: {reply.value}"
         self._report("error", "", None, "a result", detail,
-                     f"the engine answered step with {detail}", seg, [])
+                     f"the engine answered step with {detail}", seg, [],
+                     token="step-protocol" if reply.kind == "result" else f"step-{reply.kind}")
         return None
 
     def _fault(self, fault: EngineFault, seg: _Segment, action, cmd: str) -> None:
@@ -498,14 +517,18 @@ class Lockstep:
         except Exception:  # the next start reports it again
             pass
         self._report("error", "", action, "an answer", f"{fault.what}: {fault.detail}",
-                     f"the engine failed on {cmd}: {fault}", seg, [])
+                     f"the engine failed on {cmd}: {fault}", seg, [],
+                     token=f"{cmd}-{fault.what}".replace(" ", "-"))
 
     # -- judging -------------------------------------------------------------------------------
     def _report(self, kind, rule, action: Action | None, want, have, message, seg: _Segment,
-                steps: list) -> None:
+                steps: list, token: str = "") -> None:
         """Report one occurrence. The witness is built only when the campaign wants it: a new
-        signature, or a shorter witness of a known one."""
+        signature, or a shorter witness of a known one. An engine error's `token` (what it
+        answered, to which command) stands in its signature for the rule it has not."""
         shape = shape_of(action) if kind != "error" or action is not None else "step"
+        if kind == "error" and token:
+            shape = token
         sig = signature(kind, rule, shape)
         prior = self.since_sync
         self.pending.add(sig)
@@ -528,7 +551,7 @@ class Lockstep:
         problem = check_result("state", {"state": have})
         if problem:
             self._report("error", "", action, "a valid state", have,
-                         f"state {where}: {problem}", seg, steps)
+                         f"state {where}: {problem}", seg, steps, token="state-protocol")
             return False
         for key in STATE_ORDER:
             if key in want and key in have and \
@@ -591,7 +614,8 @@ class Lockstep:
             return want
         if check_result("legal", {"actions": have}):
             self._report("error", "", None, "a list of actions", have,
-                         f"legal: {check_result('legal', {'actions': have})}", seg, steps)
+                         f"legal: {check_result('legal', {'actions': have})}", seg, steps,
+                         token="legal-protocol")
             return None
         have_set = {" ".join(a.split()) for a in have}
         if have_set == want:
@@ -624,6 +648,20 @@ class Lockstep:
                              + (" ..." if len(texts) > 3 else "")
                              + (f" ({named})" if named else ""), seg, steps)
         return have_set
+
+    def _note(self, seg: _Segment, obs: Observation) -> None:
+        """Keep one step the engine agreed on (its verdict, and its legal set when it was the
+        reference's), in the segment's list."""
+        if not self.model.canonical:
+            return
+        if self._observing is not seg:
+            if len(self.observed) >= EVIDENCE_SEGMENTS:
+                return
+            self._observing = seg
+            self.observed.append((seg.setup, []))
+        games = self.observed[-1][1]
+        if len(games) < EVIDENCE_STEPS:
+            games.append(obs)
 
     # -- one game ------------------------------------------------------------------------------
     def play(self, setup: Setup, rng: random.Random, fixed: list | None = None,
@@ -714,7 +752,8 @@ class Lockstep:
             if j >= len(entries):
                 self._report("error", "", p.action, "an entry per action",
                              f"{len(entries)} entries for {len(plan)} actions",
-                             f"the engine answered {len(entries)} of {len(plan)} actions", seg, steps)
+                             f"the engine answered {len(entries)} of {len(plan)} actions", seg, steps,
+                             token="step-entries")
                 return "abandon", j, set()
             e = entries[j]
             accepted = e.get("accepted")
@@ -732,19 +771,27 @@ class Lockstep:
                     rule = found.rule or "" if found is not None else ""
                     rule = rule or self._fallback_rule(g, p.action)
                 else:
-                    kind, want, have, rule = "verdict-accepts", f"rejected by {p.rule}", "accepted", p.rule
-                    message = f"{p.text}: the reference rejects it by {p.rule}, the engine accepts it"
+                    rule = p.rule or self._fallback_rule(self._game_at(checkpoints, plan, j), p.action)
+                    kind, want, have = "verdict-accepts", f"rejected by {rule}", "accepted"
+                    message = f"{p.text}: the reference rejects it by {rule}, the engine accepts it"
                 self._report(kind, rule, p.action, want, have, message, seg,
                              steps + [{"do": p.text, "expect": expect}])
                 self.agree = agree
                 return "cut", j, {p.text}
             if not accepted:
+                if not fixed:
+                    self._note(seg, Observation(p.text, False))
                 continue
             steps.append({"do": p.text, "expect": "accept"})
             if state and e.get("state") != p.view:  # (always, once over: p.view has no roles)
                 if not self._check_state(p.view, e.get("state"), p.action, seg, steps):
                     self.agree = None
+                    if not fixed:
+                        self._note(seg, Observation(p.text, True))
                     return ("cut", j + 1, set()) if self.positions else ("abandon", j, set())
+            if not fixed:
+                agreed = legal and _same(e.get("legal"), p.legal)
+                self._note(seg, Observation(p.text, True, legal=list(e["legal"]) if agreed else None))
             if legal:
                 have = e.get("legal")
                 agree = None

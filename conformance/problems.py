@@ -30,28 +30,29 @@ MAX_LISTED = 200    # cases listed per problem
 @dataclass
 class Evidence:
     """Everything the engine was observed to do in a run: one game (a case run or a fuzz game)
-    per `add`, with its ruleset, setup, observations and the record it produced, if any."""
+    per `add`, with its ruleset, setup, observations, and the differences reported in it: marks
+    (index of the observation, the record that reports it)."""
 
-    games: list = field(default_factory=list)   # (ruleset, setup, [Observation], record or None)
+    games: list = field(default_factory=list)   # (ruleset, setup, [Observation], marks)
     _verdicts: dict = field(default_factory=dict, repr=False)
 
-    def add(self, ruleset, setup, observations: list[Observation], record=None) -> None:
+    def add(self, ruleset, setup, observations: list[Observation], marks=()) -> None:
         if observations:
-            self.games.append((ruleset, setup, list(observations), record))
+            self.games.append((ruleset, setup, list(observations), list(marks)))
             self._verdicts = {k: v for k, v in self._verdicts.items() if v is False}
 
     def confirms(self, change: dict, others=()) -> bool:
         """The reference under each game's variant changed by `change` reproduces every game.
-        The last observation of a game whose record is in `others` (the failures of other
-        problems: another bug of the engine) is left out; what led up to it still counts."""
+        Where a game shows a difference of `others` (records of other problems: another bug of
+        the engine), that observation is left out (its action still counts, when play went on
+        after it); what led up to it counts."""
         skip = {id(r) for r in others}
         key = (tuple(sorted((k, repr(v)) for k, v in change.items())), frozenset(skip))
         if key in self._verdicts:
             return self._verdicts[key]
         ok = bool(self.games)
-        for ruleset, setup, observations, record in sorted(self.games, key=lambda g: g[3] is None):
-            if record is not None and id(record) in skip:
-                observations = observations[:-1]
+        for ruleset, setup, observations, marks in sorted(self.games, key=lambda g: not g[3]):
+            observations = _without(observations, [i for i, r in marks if id(r) in skip])
             try:
                 rs = variant_ruleset(ruleset.spec, ruleset.preset, {**ruleset.options, **change})
             except DurakError:
@@ -62,6 +63,51 @@ class Evidence:
                 break
         self._verdicts[key] = ok
         return ok
+
+
+def _without(observations: list, indexes: list) -> list:
+    """The observations with those at `indexes` left out: the last one dropped, an earlier one
+    kept as its action and verdict alone."""
+    if not indexes:
+        return observations
+    out = list(observations)
+    for i in sorted(indexes, reverse=True):
+        if i == len(out) - 1:
+            out.pop()
+        elif 0 <= i < len(out):
+            out[i] = Observation(out[i].action, out[i].accepted)
+    return out
+
+
+class _Difference:
+    """A later difference of a case run (runner.Result.differences), shaped as a record."""
+
+    def __init__(self, run, data: dict):
+        self.run, self.data = run, data
+
+    def __getattr__(self, name):
+        if name in ("case", "variant", "reproduce", "players", "status", "steps_run"):
+            return getattr(self.run, name)
+        return self.data.get(name)
+
+    def __setattr__(self, name, value):
+        if name in ("run", "data"):
+            object.__setattr__(self, name, value)
+        else:
+            self.data[name] = value
+
+
+def _records(results) -> list:
+    out = []
+    for r in results:
+        if r.status in ("fail", "error"):
+            out.append(r)
+            out += [_Difference(r, d) for d in getattr(r, "differences", None) or []]
+    return out
+
+
+def _identity(record):
+    return record.data if isinstance(record, _Difference) else record
 
 
 def advice_text(change: dict) -> str:
@@ -148,17 +194,20 @@ def find_problems(results, evidence: Evidence | None = None) -> list[dict]:
     failing runs first. With `evidence`, each problem's advice is confirmed against the whole run,
     and the records' diagnoses and messages say what was confirmed."""
     groups: dict = {}
-    for r in results:
-        if r.status not in ("fail", "error"):
-            continue
+    for r in _records(results):
         groups.setdefault(_group_key(r), []).append(r)
     out = []
     for (rule, family), runs in groups.items():
         runs.sort(key=_length)
         kinds = list(dict.fromkeys(kind_of(r) for r in runs))
-        others = [r for key, rs in groups.items() if key != (rule, family) for r in rs]
-        advice = _confirmed_advice(runs, evidence, others) if family != "error" and evidence \
-            else None
+        others = [_identity(r) for key, rs in groups.items() if key != (rule, family) for r in rs]
+        if family == "error":
+            advice = None
+        elif evidence is not None:
+            advice = _confirmed_advice(runs, evidence, others)
+        else:  # records confirmed on their own (durak fuzz's): advice they all agree on
+            given = [(getattr(r, "diagnosis", None) or {}).get("advice") for r in runs]
+            advice = given[0] if given[0] and all(a == given[0] for a in given) else None
         if evidence is not None and family != "error":
             for r in runs:
                 _settle(r, advice, rule)
@@ -166,7 +215,8 @@ def find_problems(results, evidence: Evidence | None = None) -> list[dict]:
         out.append({
             "rule": rule,
             "kind": "error" if family.startswith("error") else _kind_text(kinds),
-            "count": len(runs),
+            "count": sum({(r.case, r.variant): getattr(r, "occurrences", 1) or 1
+                          for r in runs}.values()),
             "cases": sorted({r.case for r in runs})[:MAX_LISTED],
             "presets": sorted({r.variant for r in runs}),
             "players": sorted({p for r in runs if (p := _players(r)) is not None}),

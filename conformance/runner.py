@@ -77,6 +77,7 @@ class Result:
     rederived: list = field(default_factory=list)  # expectations that differ from the shipped ones
     skip_reason: str = ""            # a skip's reason without the case's particulars, for grouping
     players: int | None = None       # the case's player count
+    differences: list = field(default_factory=list)  # later distinct differences of the same run
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -514,17 +515,19 @@ class Session:
             res.status, res.message, res.skip_reason = "skip", gap, gap
             return self._finish(res, t0)
         observations: list[Observation] = []
+        differences: list = []  # (Mismatch, index of its observation)
         try:
             played = self.as_engine_plays(case, run_rs)
             res.description = played.description
-            res.steps_run = self._play(self.adapter, played, own, values, self.hello.get("levels", []),
-                                       observations=observations)
-            self._observed(run_rs, case, observations, None)
-        except Mismatch as m:
-            res.status, res.step, res.action, res.check = "fail", m.step, m.action, m.check
-            res.want, res.have, res.message = m.want, m.have, m.message
-            self._diagnose(res, run_rs, case, observations, m)
-            self._observed(run_rs, case, observations, res)
+            try:
+                res.steps_run = self._play(self.adapter, played, own, values,
+                                           self.hello.get("levels", []), observations=observations,
+                                           differences=differences)
+            except Mismatch as m:
+                differences.append((m, len(observations) - 1))
+            if differences:
+                self._differences(res, run_rs, case, observations, differences)
+            self._observed(run_rs, case, observations, differences, res)
         except EngineSkipped as exc:
             res.status, res.message = "skip", f"the engine skipped it: {exc}"
             res.skip_reason = res.message
@@ -534,6 +537,32 @@ class Session:
             res.status = "error"
             res.message = f"engine {fault.what}: {fault.detail}; {self._restart()}"
         return self._finish(res, t0)
+
+    def _differences(self, res: Result, ruleset, case: Case, observations: list, found: list) -> None:
+        """The run fails at its first difference; each later one under another rule (or of
+        another kind) is diagnosed too and kept in `res.differences`."""
+        m, at = found[0]
+        res.status, res.step, res.action, res.check = "fail", m.step, m.action, m.check
+        res.want, res.have, res.message = m.want, m.have, m.message
+        last = len(observations) - 1
+        self._diagnose(res, ruleset, case, observations[:at + 1], m, live=at == last)
+        seen = {(res.rule, _kind(m))}
+        for m, at in found[1:]:
+            if len(res.differences) >= MAX_DIFFERENCES:
+                break
+            probe = Result(res.case, res.variant, "fail", step=m.step, action=m.action,
+                           check=m.check, want=m.want, have=m.have, message=m.message)
+            self._diagnose(probe, ruleset, case, observations[:at + 1], m, live=at == last,
+                           search=False)
+            if (probe.rule, _kind(m)) in seen:
+                continue
+            seen.add((probe.rule, _kind(m)))
+            probe.message = m.message
+            self._diagnose(probe, ruleset, case, observations[:at + 1], m, live=False)
+            res.differences.append({"step": m.step, "action": m.action, "check": m.check,
+                                    "want": m.want, "have": m.have, "message": probe.message,
+                                    "rule": probe.rule, "diagnosis": probe.diagnosis,
+                                    "observation": at})
 
     def as_engine_plays(self, case: Case, ruleset) -> Case:
         """The case as the engine's action model plays it (conformance/actionmodel.py): unchanged
@@ -549,14 +578,20 @@ class Session:
         note = f" [played as the engine's action model: {model.describe()}{'; ' + left_out if left_out else ''}]"
         return replace(case, steps=steps, legal=moves.legal, description=case.description + note)
 
-    def _observed(self, ruleset, case: Case, observations: list, record) -> None:
-        """Keep what the engine did in this run, the evidence any advice must agree with."""
+    def _observed(self, ruleset, case: Case, observations: list, found: list, res: Result) -> None:
+        """Keep what the engine did in this run, the evidence any advice must agree with, and
+        which observation each difference reported is at."""
         model = getattr(self, "model", None)
         if model is not None and not model.canonical:
             observations = _atomic(observations)
-        self.evidence.add(ruleset, case.setup, observations, record)
+            marks = [(len(observations) - 1, res)] if found else []
+        else:
+            marks = ([(found[0][1], res)] if found else []) + \
+                [(d["observation"], d) for d in res.differences]
+        self.evidence.add(ruleset, case.setup, observations, marks)
 
-    def _diagnose(self, res: Result, ruleset, case: Case, observations: list, m: Mismatch) -> None:
+    def _diagnose(self, res: Result, ruleset, case: Case, observations: list, m: Mismatch,
+                  live: bool = True, search: bool = True) -> None:
         """Name the rule that decides the failure (computed by the reference), and whether an
         option value explains it. The engine is asked for its state and legal set at the failing
         step where its levels allow, so that the reference sees what the engine did."""
@@ -566,7 +601,7 @@ class Session:
         if not observations:
             return
         last = observations[-1]
-        levels = self.hello.get("levels", [])
+        levels = self.hello.get("levels", []) if live else []
         try:
             if last.state is None or set(last.state) < set(STATE_FIELDS):
                 if "state" in levels:
@@ -582,7 +617,7 @@ class Session:
             observations = _atomic(observations)
         try:
             found = diagnose(ruleset, case.setup, observations, budget=self.diagnose_budget,
-                             memo=self._diagnose_memo)
+                             memo=self._diagnose_memo, search=search)
         except (DurakError, RuntimeError, ValueError) as exc:
             res.message += f"; the reference could not attribute it: {exc}"
             return
@@ -632,19 +667,40 @@ class Session:
         return reply
 
     def _play(self, adapter, case: Case, preset: str, resolved: dict, levels, reference=False,
-              observations: list | None = None) -> int:
+              observations: list | None = None, differences: list | None = None) -> int:
+        """Play the case; a difference raises Mismatch, except that a legal set that differs is
+        added to `differences` (when given) and the case goes on along its script: the engine
+        may still accept its next action, and show another difference."""
         obs = observations if observations is not None else []
         self._call(adapter, "start", trusted=reference,
                    variant={"preset": preset, "options": resolved}, setup=case.setup)
         if case.legal is not None and "legal" in levels:
             obs.append(Observation(None))
-            self._check_legal(adapter, None, None, case.legal, reference, obs[-1])
+            try:
+                self._check_legal(adapter, None, None, case.legal, reference, obs[-1])
+            except Mismatch as m:
+                self._go_on(adapter, m, obs, levels, differences)
         for i, step in enumerate(case.steps):
             obs.append(Observation(step.action))
-            self._step(adapter, i, step, levels, reference, obs[-1])
+            try:
+                self._step(adapter, i, step, levels, reference, obs[-1])
+            except Mismatch as m:
+                self._go_on(adapter, m, obs, levels, differences)
             if not reference:
                 self.steps += 1
         return len(case.steps)
+
+    def _go_on(self, adapter, m: Mismatch, obs: list, levels, differences: list | None) -> None:
+        """Keep a legal-set difference and go on, or raise it. The engine's whole state at that
+        step is asked for now, for the diagnosis made when the case is over."""
+        if differences is None or m.check != "legal":
+            raise m
+        if "state" in levels and (obs[-1].state is None or set(obs[-1].state) < set(STATE_FIELDS)):
+            try:
+                obs[-1].state = self._call(adapter, "state").value["state"]
+            except (EngineSkipped, EngineError):
+                pass
+        differences.append((m, len(obs) - 1))
 
     # The three small pieces a step is made of: send it, compare the state, compare the legal set.
     def send(self, adapter, action: str, trusted: bool = False) -> dict:
@@ -688,6 +744,16 @@ class Session:
             where = f"after {action}" if action else "at the start"
             raise Mismatch(i, action, "legal", sorted(want), sorted(have),
                            f"legal actions {where}: missing {missing or '-'}, extra {extra or '-'}")
+
+
+MAX_DIFFERENCES = 10  # later differences kept per case run
+
+
+def _kind(m: Mismatch) -> str:
+    """The family of a difference, for telling two differences of one run apart."""
+    if m.check == "legal" and isinstance(m.want, list) and isinstance(m.have, list):
+        return "legal+" if set(m.have) - set(m.want) else "legal-"
+    return m.check or ""
 
 
 def _atomic(observations: list) -> list:

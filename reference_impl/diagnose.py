@@ -903,9 +903,42 @@ def attribute(ruleset: Ruleset, setup, observations: list[Observation]) -> Diagn
     setup = _setup(ruleset, setup)
     if not observations:
         return Diagnosis(None, "", "nothing was observed")
-    found = _attribute(_replay(ruleset, setup, observations, False), observations[-1])
+    point = _replay(ruleset, setup, observations, False)
+    found = _attribute(point, observations[-1])
     found.step = len(observations) - 1
+    if found.rule is None and found.check:
+        try:
+            found.rule = _last_resort(point, observations[-1], found)
+        except (DurakError, ValueError, IndexError):
+            pass
     return found
+
+
+def _last_resort(point: _Point, obs: Observation, found: Diagnosis) -> str | None:
+    """A rule for a real difference no attribution above decides: per kind of action that
+    differs, the rule that forbids an extra action or at whose edge a missing one sits
+    (legal_differences), else the first legality rule of the kinds that differ, else the rule
+    that last decided the state field that differs."""
+    game = point.after if point.legal and obs.accepted is not False else point.before
+    kinds: list = []
+    if point.action is not None and found.check == "verdict":
+        kinds.append(point.action.kind)
+        rule = edge_rule(point.before, point.action)
+        if rule:
+            return rule
+    if obs.legal is not None:
+        for rule, more, fewer in legal_differences(game, obs.legal):
+            if rule:
+                return rule
+            kinds += [t.split()[1] for t in more + fewer if len(t.split()) > 1]
+    for kind in dict.fromkeys(kinds):
+        for cr in game.ruleset.legality.get(kind, ()):
+            if not cr.clause.const:
+                return cr.rule.id
+    if found.check.startswith("state."):
+        name = found.check[len("state."):]
+        return point.provenance.get("hands" if name in ("hand_sizes", "talon_count") else name)
+    return None
 
 
 # -- the counterfactual ---------------------------------------------------------------------------

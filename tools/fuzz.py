@@ -4,7 +4,8 @@
 Every distinct divergence is listed once, with the rule that decides it, its occurrences and the
 path of its shrunk case; the rule coverage of the campaign follows. Exit 0 when nothing new
 diverged, 1 on new divergences (or a known one whose saved witness no longer diverges), 2 on usage
-errors, 130 when interrupted (what was found so far is reported and written).
+errors, 3 when the engine skipped more deals than it played (the reasons are printed, grouped),
+130 when interrupted (what was found so far is reported and written).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import click
 from durak_spec.conformance import report as reports
 from durak_spec.conformance.coverage import summary
 from durak_spec.conformance.fuzz import FuzzResult, fuzz, load_known, results_of
+from durak_spec.conformance.problems import find_problems
 from durak_spec.conformance.runner import exit_code, house_rule_options
 from durak_spec.conformance.transport import (
     DEFAULT_TIMEOUT,
@@ -32,6 +34,7 @@ from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.spec import load_spec
 from durak_spec.tools.common import (
     EXIT_INTERRUPTED,
+    EXIT_TOO_LITTLE,
     EXIT_USAGE,
     ProgressReport,
     Seconds,
@@ -102,6 +105,8 @@ def merge(results: list[FuzzResult]) -> FuzzResult:
         out.steps += r.steps
         out.seconds = max(out.seconds, r.seconds)
         out.skipped += r.skipped
+        for reason, n in r.skip_reasons.items():
+            out.skip_reasons[reason] = out.skip_reasons.get(reason, 0) + n
         out.replayed += r.replayed
         out.errors += r.errors
         out.interrupted |= r.interrupted
@@ -141,7 +146,13 @@ def _print(res: FuzzResult, adapter_name: str, preset: str, players, options, ou
     if options:
         click.echo(f"options fixed by the engine's declared house rules and --option: {options}")
     if res.skipped:
-        click.echo(f"{res.skipped} deal(s) skipped by the engine (outside what it plays)")
+        click.echo(f"{res.skipped} deal(s) skipped by the engine (outside what it plays), by reason:")
+        for reason, n in sorted(res.skip_reasons.items(), key=lambda kv: -kv[1]):
+            click.echo(f"  {n:5}  {reason}")
+        if res.mostly_skipped:
+            click.echo(f"TESTED TOO LITTLE: the engine skipped {res.skipped} of the "
+                       f"{res.skipped + res.games} deals dealt under {preset}; exit code 3 unless "
+                       "divergences decide it (1)")
     for err in res.errors:
         click.echo(f"error: {err}", err=True)
     new, known = res.new, [e for e in res.entries if e.known is not None]
@@ -188,6 +199,17 @@ def _print(res: FuzzResult, adapter_name: str, preset: str, players, options, ou
                     cells.append(f"{side} {'game ' + str(game) if game is not None else 'NOT REACHED'}"
                                  f"{' (edge)' if e['target'] == 'edge' else ''}")
             click.echo(f"  {rule:28s} {cells[0]:28s} {cells[1]}")
+
+
+def print_problems(problems: list) -> None:
+    """The divergences of every campaign grouped by root cause: one line per problem."""
+    if not problems:
+        return
+    click.echo(f"{len(problems)} problem(s) behind the divergences:")
+    for i, p in enumerate(problems, 1):
+        click.echo(f"PROBLEM {i} {p['rule'] or '(no rule)'}: the engine {p['kind']} "
+                   f"({p['count']} occurrence(s), {len(p['cases'])} signature(s); under "
+                   f"{', '.join(p['presets'])}): {p['message']}")
 
 
 def _is_position(setup: dict) -> bool:
@@ -262,7 +284,7 @@ def fuzz_command(ctx, adapter_name, variants, options, players, games, seed_valu
         raise UserError(f"--out {out_dir}: {problem}")
     spec_dir = ctx.obj.get("spec_dir")
     started = reports.now()
-    all_results, metas, interrupted = [], [], False
+    all_results, metas, interrupted, too_little = [], [], False, False
     for variant in variants:
         shares = [games // jobs + (1 if i < games % jobs else 0) for i in range(jobs)]
         args = [(spec_dir, adapter_name, variant, overrides, list(players) or None, share,
@@ -287,10 +309,14 @@ def fuzz_command(ctx, adapter_name, variants, options, players, games, seed_valu
         res = merge([o[0] for o in outs])
         hello, fixed = outs[0][1], outs[0][2]
         interrupted |= res.interrupted
+        too_little |= res.mostly_skipped
         _print(res, adapter_name, variant, list(players), fixed, out_dir, len(args), quiet, spec_dir)
         all_results += results_of(res, variant, adapter_name, spec_dir, out_dir)
         metas.append({"variant": variant, "options": fixed, "players": list(players) or None,
                       "games": res.games, "steps": res.steps, "seconds": round(res.seconds, 3),
+                      "skipped": res.skipped,
+                      "skip_reasons": [{"reason": k, "count": n} for k, n in sorted(
+                          res.skip_reasons.items(), key=lambda kv: -kv[1])],
                       "seed": seed_value, "jobs": len(args), "replayed": res.replayed,
                       "divergences": [e.to_json() for e in res.entries],
                       "vanished": [{"signature": s, "reason": r, "replayed": p}
@@ -298,7 +324,8 @@ def fuzz_command(ctx, adapter_name, variants, options, players, games, seed_valu
                       "coverage": res.coverage})
     meta = {"adapter": adapter_name, "engine": hello if metas else {}, "started": started,
             "finished": reports.now(), "seconds": round(sum(m["seconds"] for m in metas), 3),
-            "fuzz": metas}
+            "fuzz": metas, "problems": find_problems(all_results)}
+    print_problems(meta["problems"])
     problems = reports.write_reports(paths, all_results, meta)
     for problem in problems:
         click.echo(f"Error: {problem}", err=True)
@@ -306,6 +333,8 @@ def fuzz_command(ctx, adapter_name, variants, options, players, games, seed_valu
         click.echo("interrupted: the divergences found so far are reported above", err=True)
         sys.exit(EXIT_INTERRUPTED)
     failing = exit_code([r for r in all_results if r.status != "skip"])
+    if not failing and too_little:
+        failing = EXIT_TOO_LITTLE
     sys.exit(max(failing, EXIT_USAGE) if problems else failing)
 
 

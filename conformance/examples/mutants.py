@@ -37,12 +37,14 @@ class Mutant:
     edits: tuple = ()           # ((file under spec/, old text, new text), ...)
     options: tuple = ()         # ((option, value), ...) it plays whatever it is sent
     as_option: tuple | None = None  # (option, value) under which the reference plays like it
+    quirk: str = ""             # a QUIRKS entry: what no edit of spec/ can say (a card kept twice)
 
     @property
     def change(self) -> str:
         """The spec edit or option change, in one line."""
         parts = [f"{name} = {_text(value)}" for name, value in self.options]
         parts += [f"spec/{rel}: {old!r} -> {new!r}" for rel, old, new in self.edits]
+        parts += [f"quirk: {self.quirk}"] if self.quirk else []
         return "; ".join(parts)
 
 
@@ -111,6 +113,39 @@ TABLE = [
               'clause: "True"'),)),
     M("weli_as_its_own_suit", "play.named_suit", "the Weli is played only as its own suit",
       options=(("weli", "none"),), as_option=("weli", "none")),
+    # Bugs seen in real engines (issue 21), and option values an engine may play without saying.
+    M("no_cap", "limits.cap", "a bout holds any number of attack cards",
+      options=(("max_attack_cards", None),), as_option=("max_attack_cards", None)),
+    M("hand_size_seven", "deck.deal", "players draw up to seven cards",
+      options=(("hand_size", 7),), as_option=("hand_size", 7)),
+    M("cover_earliest_only", "defence.target", "only the earliest unbeaten card may be covered",
+      quirk="earliest_target"),
+    M("transfer_keeps_card", "transfer.effect", "the transfer card stays in the transferer's hand too",
+      quirk="keep_transfer_card"),
+    M("throw_in_seat_order_after_take", "throw_in.order",
+      "after a take the attackers are asked in seat order",
+      edits=(("rules/throw_in.yaml", 'key: "cw(attacker, seat) if taking and opt.thrower_order_after_take '
+              "== 'attacker_clockwise' else (0 if seat == attacker else cw(defender, seat))\"",
+              'key: "seat if taking else (0 if seat == attacker else cw(defender, seat))"'),)),
+    M("adds_to_empty_hand", "limits.defender_has_card",
+      "cards are added to a defender who holds no card",
+      edits=(("rules/limits.yaml", 'clause: "not limits_apply or defender_hand >= 1"',
+              'clause: "True"'),)),
+    M("turn_up_drawn_first", "deck.trump", "the turn-up is the first card drawn",
+      quirk="turn_up_first"),
+    M("throw_in_after_take_always", "throw_in.after_take",
+      "cards are added after a take where the variant forbids it",
+      edits=(("rules/throw_in.yaml", 'clause: "not taking or opt.throw_in_after_take"',
+              'clause: "True"'),)),
+    M("draw_in_join_order", "draw.order", "attackers who added cards draw before those who did not",
+      edits=(("rules/draw.yaml", "(cw(attacker, seat) if opt.draw_order == 'attacker_clockwise_defender_last'",
+              "(cw(attacker, seat) + (0 if laid(seat) > 0 else players) if "
+              "opt.draw_order == 'attacker_clockwise_defender_last'"),
+             ("rules/draw.yaml", "0 if seat == attacker else (players if seat == defender",
+              "0 if seat == attacker else (3 * players if seat == defender"))),
+    M("out_stays_in_rotation", "rotation.defender", "a player who is out is still given the defence",
+      edits=(("rules/rotation.yaml", 'clause: "next_opponent(attacker)"',
+              'clause: "(attacker + 1) % players"'),)),
 ]
 MUTANTS = {m.name: m for m in TABLE}
 
@@ -149,12 +184,65 @@ class MutantEngine(ReferenceEngine):
 
     def start(self, variant: dict, setup: dict):
         options = {**(variant.get("options") or {}), **self.forced}
-        return super().start({**variant, "options": options}, setup)
+        out = super().start({**variant, "options": options}, setup)
+        for m in self.mutants:
+            if m.quirk in QUIRKS and QUIRKS[m.quirk][2]:
+                QUIRKS[m.quirk][2](self.game)
+        return out
+
+    def _refused(self, action) -> bool:
+        try:
+            parsed = self.game.parse_action(action) if isinstance(action, str) else None
+        except Exception:  # noqa: BLE001 - the reference's own apply names what is wrong
+            return False
+        return parsed is not None and any(
+            QUIRKS[m.quirk][0] and QUIRKS[m.quirk][0](self.game, parsed) for m in self.mutants if m.quirk)
 
     def apply(self, action: str) -> dict:
+        if self._refused(action):
+            return {"accepted": False, "reason": "not allowed by this engine"}
         verdict = super().apply(action)
         verdict.pop("rule", None)
+        if verdict["accepted"] and isinstance(action, str):
+            for m in self.mutants:
+                if m.quirk and QUIRKS[m.quirk][1]:
+                    QUIRKS[m.quirk][1](self.game, action)
         return verdict
+
+    def legal(self) -> dict:
+        out = super().legal()
+        if any(m.quirk and QUIRKS[m.quirk][0] for m in self.mutants):
+            out = {"actions": [a for a in out["actions"] if not self._refused(a)]}
+        return out
+
+
+def _earliest_target(game, action) -> bool:
+    """A cover of any unbeaten card but the earliest one on the table (refused)."""
+    if action.kind != "cover":
+        return False
+    unbeaten = [t for t, d in game.state.table if d is None]
+    return bool(unbeaten) and action.target != unbeaten[0]
+
+
+def _keep_transfer_card(game, text: str) -> None:
+    """After a transfer the card is back in the transferer's hand (it is on the table too)."""
+    words = text.split()
+    if len(words) == 3 and words[1] == "transfer":
+        action = game.parse_action(text)
+        game.state.hands[action.seat].append(action.card)
+
+
+def _turn_up_first(game) -> None:
+    """The turn-up (the talon's last card) is moved to the top: it is drawn first."""
+    talon = game.state.talon
+    if len(talon) > 1:
+        talon.insert(0, talon.pop())
+
+
+# name -> (refuses(game, action), after(game, action text), at_start(game))
+QUIRKS = {"earliest_target": (_earliest_target, None, None),
+          "keep_transfer_card": (None, _keep_transfer_card, None),
+          "turn_up_first": (None, None, _turn_up_first)}
 
 
 _CLASSES: dict = {}

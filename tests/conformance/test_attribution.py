@@ -106,3 +106,55 @@ def test_the_option_search_stops_at_a_count_of_variants_not_at_a_time(spec):
         runs = [search_options(rs, setup, observed, "state.attacker", ["transfer.effect"],
                                budget=600, limit=limit) for _ in range(2)]
         assert runs[0] == runs[1] and runs[0][2] == limit
+
+
+CASE = """id: bout/extra_pass_then_cover
+description: The attacker opens and the defender covers with a trump
+rules: [attack.opener, defence.beat]
+variants: [podkidnoy]
+setup:
+  hands: [[9S, 7C, 8D, TC, QD, KC], [JC, TS, 6H, 7S, 8C, QC]]
+  talon: [6D, 7D, AH]
+  trump: AH
+  attacker: 0
+legal: [0 attack 9S, 0 attack 7C, 0 attack 8D, 0 attack TC, 0 attack QD, 0 attack KC]
+steps:
+- do: 0 attack 9S
+  legal: [1 cover 9S with 6H, 1 cover 9S with TS, 1 take]
+- do: 1 cover 9S with TS
+"""
+
+
+def test_a_legal_set_difference_does_not_end_the_case_and_each_difference_is_a_problem(
+        spec, tmp_path):
+    """An engine that lists a pass before the bout's first card (and whose trumps beat no plain
+    card) differs at the start; the case goes on along its script, and the missing trump cover
+    of step 0 is reported too, under its own rule: two problems, each with its rule."""
+    from durak_spec.conformance.cases import load_suite
+    from durak_spec.conformance.runner import Session
+    from durak_spec.conformance.transport import PythonAdapter
+
+    class ExtraPass(engine_class("trump_beats_only_trump")):
+        def legal(self):
+            out = super().legal()["actions"]
+            s = self.game.state
+            return {"actions": out + ([f"{s.attacker} pass"] if not s.table else [])}
+
+    (tmp_path / "bout").mkdir()
+    (tmp_path / "bout" / "extra_pass_then_cover.yaml").write_text(CASE)
+    [case] = load_suite(spec, tmp_path).cases
+    session = Session(spec, PythonAdapter(ExtraPass, "extra pass"), adapter_name="extra pass",
+                      check_cases=False)
+    session.open()
+    try:
+        res = session.run_case(case, "podkidnoy")
+    finally:
+        session.close()
+    assert (res.status, res.step, res.check, res.rule) == ("fail", None, "legal", "bout.pass")
+    assert res.steps_run == len(case.steps)  # played to the end of its script
+    assert [(d["step"], d["check"], d["rule"]) for d in res.differences] == \
+        [(0, "legal", "defence.beat")]
+    problems = find_problems([res], session.evidence)
+    assert sorted((p["rule"], p["kind"], p["count"]) for p in problems) == \
+        [("bout.pass", "allows", 1), ("defence.beat", "refuses", 1)]
+    assert all(p["advice"] is None for p in problems)
