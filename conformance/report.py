@@ -32,9 +32,9 @@ REPORT_VERSION = "1"
 MAX_TEXT = 4000
 MAX_ITEMS = 200
 MAX_NESTING = 12
-# Where the built docs are (sphinx-build docs OUT): a rule id links to its area's page there,
-# anchored at the id. `durak check --docs-url` (or DURAK_DOCS_URL) says where; by default a
-# folder docs/ beside the report.
+# Where the built docs are (sphinx-build docs OUT): a rule id links to its area's page there
+# (_generated/rules/AREA.html, docs/_ext/durak_docs/pages.py), anchored at the id. `durak check
+# --docs-url` (or DURAK_DOCS_URL) says where; by default a folder docs/ beside the report.
 DOCS_URL = os.environ.get("DURAK_DOCS_URL", "docs/")
 
 
@@ -107,15 +107,25 @@ def probe_folder(folder) -> str | None:
 
 
 def _write_atomic(path, text: str) -> None:
+    """Write through a temporary file renamed into place, with the mode a plain new file gets
+    (0666 less the umask: readable by others, as a report to share should be; mkstemp's is 0600)."""
     p = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent if str(p.parent) else ".")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+            os.fchmod(f.fileno(), 0o666 & ~_umask())
         os.replace(tmp, p)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it, at once set back)."""
+    mask = os.umask(0o22)
+    os.umask(mask)
+    return mask
 
 
 def write_json(path, results, meta) -> None:
@@ -220,6 +230,28 @@ def _clip(text, n: int) -> str:
     return text if len(text) <= n else text[:n] + "..."
 
 
+def diagnosis_text(d) -> str:
+    """A failure's diagnosis (reference_impl/diagnose.py, Diagnosis.to_json) in words: which rule
+    decides which check and why, what else was involved, what the option search found."""
+    if not isinstance(d, dict):
+        return str(d)
+    check = f"the {d['check']} check" if d.get("check") else "the difference"
+    decides = f"rule {d['rule']} decides {check}" if d.get("rule") else \
+        f"no rule of the reference decides {check}"
+    words = [decides + (f": {d['why']}" if d.get("why") else "")]
+    if d.get("also"):
+        words.append("also involved: " + ", ".join(map(str, d["also"])))
+    if d.get("message"):
+        searched = f" ({d['searched']} variants tried)" if d.get("searched") else ""
+        words.append(f"{d['message']}{searched}")
+    partly = [options_text(c) for c in d.get("partly") or [] if isinstance(c, dict)]
+    if partly:
+        words.append("the failing check alone is reproduced by " + " or ".join(partly[:3]))
+    if isinstance(d.get("advice"), dict) and d["advice"]:
+        words.append(f"confirmed over the whole run: plays as if {options_text(d['advice'])}")
+    return "; ".join(words)
+
+
 def _show(value) -> str:
     return _clip(json.dumps(bounded(value), default=str), MAX_TEXT)
 
@@ -271,7 +303,7 @@ def _detail_text(r) -> str:
         lines += [f"check: {r.check}", f"want: {_show(r.want)}", f"have: {_show(r.have)}"]
     diagnosis = getattr(r, "diagnosis", None)
     if diagnosis:
-        lines.append(f"diagnosis: {_clip(diagnosis, MAX_TEXT)}")
+        lines.append(f"diagnosis: {_clip(diagnosis_text(diagnosis), MAX_TEXT)}")
     lines += [_clip(r.message, MAX_TEXT), f"reproduce: {r.reproduce}"]
     return "\n".join(lines)
 
@@ -286,7 +318,7 @@ def deciding_rule(r) -> str:
 
 def rule_url(rule_id: str, docs_url: str = DOCS_URL) -> str:
     area = rule_id.split(".")[0]
-    return f"{docs_url.rstrip('/')}/rules/{area}.html#{rule_id}"
+    return f"{docs_url.rstrip('/')}/_generated/rules/{area}.html#{rule_id}"
 
 
 def _failure_key(r) -> tuple:
@@ -452,7 +484,7 @@ def _failure_html(runs, positions: dict, docs_url: str) -> str:
         body.append(f"<div>have:</div><pre>{_e(_show(r.have))}</pre>")
     diagnosis = getattr(r, "diagnosis", None)
     if diagnosis:
-        body.append(f"<div>diagnosis: {_e(_clip(diagnosis, MAX_TEXT))}</div>")
+        body.append(f"<div>diagnosis: {_e(_clip(diagnosis_text(diagnosis), MAX_TEXT))}</div>")
     body.append(f"<div>{_e(_clip(r.message, MAX_TEXT))}</div>")
     body.append("<div>reproduce:</div><pre>" +
                 "\n".join(_e(x.reproduce) for x in runs) + "</pre>")

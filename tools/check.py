@@ -3,8 +3,8 @@
 Exit codes: 0 the selected cases passed, 1 some failed, errored, were broken or a known failure
 passed, 2 usage or setup errors (bad adapter, unreadable files, an engine that fails its handshake:
 the reports still say why), 3 the run tested too little: nothing ran, most selected case runs were
-skipped (the reasons are printed, grouped) or the deadline passed, 130 interrupted by Ctrl-C (the
-reports and the summary hold what ran).
+skipped (the reasons are printed, grouped) or the deadline passed, 130 interrupted by Ctrl-C or SIGTERM
+(the reports and the summary hold what ran).
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from durak_spec.tools.common import (
     EXIT_OK,
     EXIT_TOO_LITTLE,
     EXIT_USAGE,
+    Interruptions,
     ProgressReport,
     Seconds,
     UserError,
@@ -58,6 +59,7 @@ from durak_spec.tools.common import (
     _parse_options,
     check_report_paths,
     command_seconds,
+    interruption,
     output_console,
 )
 
@@ -121,9 +123,10 @@ def run_suite(spec, adapter_name, selection, *, cases_dir=None, known_file=None,
             results += _run_matches(session, matches, progress)
     except AdapterError as exc:  # the handshake failed: no case ran, the reports say why
         meta["error"] = str(exc)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (tools/common.Interruptions)
         meta["interrupted"] = True
-        meta["stopped"] = (f"interrupted (Ctrl-C) after {len(results)} of {len(jobs)} case runs")
+        meta["stopped"] = (f"interrupted ({interruption(exc)}) after {len(results)} of "
+                           f"{len(jobs)} case runs")
     finally:
         session.close()
     seconds = time.perf_counter() - t0
@@ -363,7 +366,7 @@ def check_command(ctx, adapter_name, paths, cases, rules, areas, variants, playe
         _check_known(known_file, known, case_ids(cases_dir), spec.presets)
     selection = Selection(tuple(cases), tuple(rules), tuple(areas), tuple(variants), tuple(players))
     try:
-        with ProgressReport("check", None, "case runs", quiet=quiet) as progress:
+        with Interruptions(), ProgressReport("check", None, "case runs", quiet=quiet) as progress:
             results, meta, suite = run_suite(spec, adapter_name, selection, cases_dir=cases_dir,
                                              known_file=known_file, timeout=timeout,
                                              spec_dir=ctx.obj.get("spec_dir"), progress=progress,

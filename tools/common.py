@@ -3,6 +3,8 @@ mistakes turned into one-line errors (exit 2), the exit codes, and the progress 
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from rich.progress import (
 
 from durak_spec.conformance import report as reports
 from durak_spec.conformance.cases import CASES_DIR
+from durak_spec.conformance.transport import RunInterrupted
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.spec import Spec, load_spec
 from durak_spec.reference_impl.yamlio import InputError, parse_text
@@ -127,6 +130,48 @@ def _ruleset(spec: Spec, variant: str, options):
         return spec.ruleset(variant, _parse_options(options))
     except DurakError as exc:
         raise UserError(str(exc)) from None
+
+
+def interruption(exc: BaseException) -> str:
+    """How a run was interrupted, for its reports: 'Ctrl-C' or the signal's name (SIGTERM)."""
+    name = getattr(exc, "signal_name", "SIGINT")
+    return "Ctrl-C" if name == "SIGINT" else name
+
+
+class Interruptions:
+    """While a long run goes (check, fuzz): SIGTERM stops it as Ctrl-C does, so the partial
+    reports are written (RunInterrupted, a KeyboardInterrupt naming the signal). With `forward`
+    set (a function), the first signal calls it instead (fuzz's workers stop and return what they
+    found) and a second one stops the run at once. Only in the main thread; else nothing."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self):
+        self.signal_name: str | None = None
+        self.forward = None
+        self._previous: dict = {}
+
+    def __enter__(self) -> "Interruptions":
+        if threading.current_thread() is threading.main_thread():
+            self._previous = {s: signal.signal(s, self._handle) for s in self.SIGNALS}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for s, handler in self._previous.items():
+            signal.signal(s, handler)
+        self._previous = {}
+
+    def _handle(self, signum, frame) -> None:
+        first = self.signal_name is None
+        self.signal_name = self.signal_name or signal.Signals(signum).name
+        if self.forward is not None and first:
+            self.forward()
+            return
+        raise RunInterrupted(self.signal_name)
+
+    @property
+    def how(self) -> str:
+        return interruption(RunInterrupted(self.signal_name or "SIGINT"))
 
 
 class ProgressReport:

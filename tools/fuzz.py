@@ -5,12 +5,15 @@ Every distinct divergence is listed once, with the rule that decides it, its occ
 path of its shrunk case; the rule coverage of the campaign follows. Exit 0 when nothing new
 diverged, 1 on new divergences (or a known one whose saved witness no longer diverges), 2 on usage
 errors, 3 when the engine skipped more deals than it played (the reasons are printed, grouped),
-130 when interrupted (what was found so far is reported and written).
+130 when interrupted by Ctrl-C or SIGTERM (what was found so far is reported and written, and the
+reports say the run was interrupted).
 """
 
 from __future__ import annotations
 
+import os
 import shlex
+import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
@@ -29,6 +32,7 @@ from durak_spec.conformance.transport import (
     AdapterError,
     EngineFault,
     make_adapter,
+    raise_interrupted,
 )
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.spec import load_spec
@@ -36,12 +40,14 @@ from durak_spec.tools.common import (
     EXIT_INTERRUPTED,
     EXIT_TOO_LITTLE,
     EXIT_USAGE,
+    Interruptions,
     ProgressReport,
     Seconds,
     UserError,
     _load,
     _parse_options,
     check_report_paths,
+    interruption,
 )
 
 
@@ -284,47 +290,61 @@ def fuzz_command(ctx, adapter_name, variants, options, players, games, seed_valu
         raise UserError(f"--out {out_dir}: {problem}")
     spec_dir = ctx.obj.get("spec_dir")
     started = reports.now()
-    all_results, metas, interrupted, too_little = [], [], False, False
-    for variant in variants:
-        shares = [games // jobs + (1 if i < games % jobs else 0) for i in range(jobs)]
-        args = [(spec_dir, adapter_name, variant, overrides, list(players) or None, share,
-                 seed_value + i, out_dir, timeout, not no_shrink, known, database)
-                for i, share in enumerate(shares) if share]
-        try:
-            if len(args) == 1:
-                with ProgressReport(f"fuzz {variant}", games, "games", quiet=quiet,
-                                    failures="divergences") as progress:
-                    def advance(game, found, progress=progress):
-                        progress.advance(failures=found - progress.failures)
+    all_results, metas, interrupted, too_little, how = [], [], False, False, ""
+    with Interruptions() as signals:  # SIGTERM too writes the partial reports
+        for variant in variants:
+            shares = [games // jobs + (1 if i < games % jobs else 0) for i in range(jobs)]
+            args = [(spec_dir, adapter_name, variant, overrides, list(players) or None, share,
+                     seed_value + i, out_dir, timeout, not no_shrink, known, database)
+                    for i, share in enumerate(shares) if share]
+            try:
+                if len(args) == 1:
+                    with ProgressReport(f"fuzz {variant}", games, "games", quiet=quiet,
+                                        failures="divergences") as progress:
+                        def advance(game, found, progress=progress):
+                            progress.advance(failures=found - progress.failures)
 
-                    outs = [fuzz_one(*args[0], progress=advance)]
-            else:
-                with ProcessPoolExecutor(len(args)) as pool:
-                    outs = list(pool.map(fuzz_one, *zip(*args)))
-        except (AdapterError, DurakError) as exc:
-            raise UserError(str(exc)) from None
-        except KeyboardInterrupt:
-            interrupted = True
-            break
-        res = merge([o[0] for o in outs])
-        hello, fixed = outs[0][1], outs[0][2]
-        interrupted |= res.interrupted
-        too_little |= res.mostly_skipped
-        _print(res, adapter_name, variant, list(players), fixed, out_dir, len(args), quiet, spec_dir)
-        all_results += results_of(res, variant, adapter_name, spec_dir, out_dir)
-        metas.append({"variant": variant, "options": fixed, "players": list(players) or None,
-                      "games": res.games, "steps": res.steps, "seconds": round(res.seconds, 3),
-                      "skipped": res.skipped,
-                      "skip_reasons": [{"reason": k, "count": n} for k, n in sorted(
-                          res.skip_reasons.items(), key=lambda kv: -kv[1])],
-                      "seed": seed_value, "jobs": len(args), "replayed": res.replayed,
-                      "divergences": [e.to_json() for e in res.entries],
-                      "vanished": [{"signature": s, "reason": r, "replayed": p}
-                                   for s, r, p in res.vanished],
-                      "coverage": res.coverage})
+                        outs = [fuzz_one(*args[0], progress=advance)]
+                else:
+                    with ProcessPoolExecutor(len(args), initializer=_worker_signals) as pool:
+                        # a signal stops the workers, which return what they found
+                        signals.forward = partial(_stop_workers, pool)
+                        try:
+                            outs = list(pool.map(fuzz_one, *zip(*args)))
+                        finally:
+                            signals.forward = None
+            except (AdapterError, DurakError) as exc:
+                raise UserError(str(exc)) from None
+            except KeyboardInterrupt as exc:
+                interrupted, how = True, interruption(exc)
+                break
+            res = merge([o[0] for o in outs])
+            hello, fixed = outs[0][1], outs[0][2]
+            if res.interrupted or signals.signal_name:
+                interrupted, how = True, signals.how
+            too_little |= res.mostly_skipped
+            _print(res, adapter_name, variant, list(players), fixed, out_dir, len(args), quiet,
+                   spec_dir)
+            all_results += results_of(res, variant, adapter_name, spec_dir, out_dir)
+            metas.append({"variant": variant, "options": fixed, "players": list(players) or None,
+                          "games": res.games, "steps": res.steps, "seconds": round(res.seconds, 3),
+                          "skipped": res.skipped,
+                          "skip_reasons": [{"reason": k, "count": n} for k, n in sorted(
+                              res.skip_reasons.items(), key=lambda kv: -kv[1])],
+                          "seed": seed_value, "jobs": len(args), "replayed": res.replayed,
+                          "divergences": [e.to_json() for e in res.entries],
+                          "vanished": [{"signature": s, "reason": r, "replayed": p}
+                                       for s, r, p in res.vanished],
+                          "coverage": res.coverage})
+            if interrupted:
+                break
     meta = {"adapter": adapter_name, "engine": hello if metas else {}, "started": started,
             "finished": reports.now(), "seconds": round(sum(m["seconds"] for m in metas), 3),
             "fuzz": metas, "problems": find_problems(all_results)}
+    if interrupted:  # the reports say so, as check's do
+        meta["interrupted"] = True
+        meta["stopped"] = (f"interrupted ({how}) after {sum(m['games'] for m in metas)} of "
+                           f"{games * len(variants)} games")
     print_problems(meta["problems"])
     problems = reports.write_reports(paths, all_results, meta)
     for problem in problems:
@@ -336,6 +356,21 @@ def fuzz_command(ctx, adapter_name, variants, options, players, games, seed_valu
     if not failing and too_little:
         failing = EXIT_TOO_LITTLE
     sys.exit(max(failing, EXIT_USAGE) if problems else failing)
+
+
+def _worker_signals() -> None:
+    """In a fuzz worker: Ctrl-C and SIGTERM stop its campaign, which returns what it found."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, raise_interrupted)
+
+
+def _stop_workers(pool) -> None:
+    """Ask the workers of `pool` to stop (SIGTERM: see _worker_signals)."""
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            os.kill(proc.pid, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def check_out_dir(path) -> str | None:

@@ -314,3 +314,30 @@ def test_a_minimal_case_is_never_lost_to_an_unwritable_folder(spec, tmp_path, mo
     assert all(out not in e.case_path.parents for e in result.entries)
     assert all(f"can't write under {out} (No space left on device); the case is in" in err
                for err in result.errors)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_sigterm_stops_a_campaign_and_its_reports_say_it_was_interrupted(tmp_path, jobs):
+    import os
+    import signal
+    import subprocess
+    import time
+
+    report, mark = tmp_path / "r.json", tmp_path / "hanging"
+    argv = [sys.executable, "-c", "from durak_spec.tools.cli import main; main()", "fuzz", "-q",
+            "--adapter", f"python:{EXAMPLES}.misbehaving_engine:MisbehavingEngine",
+            "--games", "50", "--jobs", jobs, "--players", "2", "--timeout", "60",
+            "--out", str(tmp_path / "out"), "--report", str(report)]
+    env = {**os.environ, "DURAK_MISBEHAVE": "hang", "DURAK_HANG_MARK": str(mark)}
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    deadline = time.monotonic() + 120
+    while not mark.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)  # until an engine hangs
+    assert mark.exists(), proc.communicate(timeout=30)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in err, out + err
+    data = json.loads(report.read_text())
+    assert data["interrupted"] is True and "interrupted (SIGTERM) after " in data["stopped"]
+    assert data["stopped"].endswith(" of 50 games")

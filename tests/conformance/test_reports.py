@@ -202,3 +202,26 @@ def test_the_reproduce_command_reproduces_exactly_that_failure(reports, check):
     keep = ("case", "variant", "status", "rules", "step", "action", "check", "want", "have",
             "message", "reproduce")
     assert {k: rerun[k] for k in keep} == {k: failure[k] for k in keep}
+
+
+def test_report_files_get_the_mode_of_any_new_file(reports):
+    import os
+    import stat
+
+    mask = os.umask(0o22)
+    os.umask(mask)
+    for path in reports[1].values():  # mkstemp's 0600 made them unreadable by others
+        assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~mask, path
+
+
+def test_a_failure_s_diagnosis_reads_as_words(reports):
+    from durak_spec.conformance.report import diagnosis_text
+
+    data, paths = reports
+    diagnosed = [c for c in data["cases"] if c.get("diagnosis")]
+    assert diagnosed
+    words = diagnosis_text(diagnosed[0]["diagnosis"])
+    assert words.startswith("rule defence.beat decides the ") and "{" not in words, words
+    page = paths["html"].read_text()
+    assert html.escape(words, quote=True) in page or html.escape(words, quote=False) in page
+    assert "diagnosis: {" not in page and "&#x27;rule&#x27;:" not in page

@@ -393,8 +393,9 @@ def test_an_empty_cases_folder_is_not_a_green_run(check, tmp_path):
     assert run.exit_code == 2 and "holds no case files" in run.output
 
 
-@pytest.mark.parametrize("adapter", ["cmd", "python"])
-def test_ctrl_c_stops_cleanly_writes_the_partial_reports_and_exits_130(adapter, tmp_path):
+@pytest.mark.parametrize("adapter, sig", [("cmd", "SIGINT"), ("python", "SIGINT"),
+                                          ("cmd", "SIGTERM")])
+def test_ctrl_c_stops_cleanly_writes_the_partial_reports_and_exits_130(adapter, sig, tmp_path):
     import signal
 
     report, junit = tmp_path / "r.json", tmp_path / "r.xml"
@@ -411,14 +412,15 @@ def test_ctrl_c_stops_cleanly_writes_the_partial_reports_and_exits_130(adapter, 
     while not mark.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.1)  # until it hangs, at the second case of three
     assert mark.exists(), proc.communicate(timeout=30)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(getattr(signal, sig))
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, out + err
     assert "Traceback" not in err
+    how = "Ctrl-C" if sig == "SIGINT" else sig
     data = json.loads(report.read_text())
-    assert data["interrupted"] and "interrupted (Ctrl-C)" in data["stopped"]
+    assert data["interrupted"] and f"interrupted ({how})" in data["stopped"]
     assert [c["status"] for c in data["cases"]] == ["pass"]  # the case before the hang
-    assert junit.exists() and "STOPPED interrupted (Ctrl-C) after 1 of 3 case runs" in out
+    assert junit.exists() and f"STOPPED interrupted ({how}) after 1 of 3 case runs" in out
 
 
 @pytest.mark.parametrize("fast", [True, False], ids=["orjson", "json"])

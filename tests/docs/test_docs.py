@@ -322,6 +322,25 @@ def html_report(tmp_path_factory):
     return path
 
 
+def test_every_rule_link_of_an_html_report_resolves_in_the_built_site(site, tmp_path):
+    from click.testing import CliRunner
+
+    from durak_spec.tools.cli import cli
+    path = tmp_path / "report.html"
+    result = CliRunner().invoke(cli, [
+        "check", "-q", "--cases-dir", str(ROOT / "tests" / "conformance" / "cases"),
+        "--html", str(path), "--docs-url", str(site),
+        "--adapter", "python:durak_spec.conformance.examples.broken_beat:BeatAnySuit"])
+    assert result.exit_code == 1, result.output
+    links = set(re.findall(r"href='([^'#][^']*)'", path.read_text()))
+    rule_links = {link for link in links if link.startswith(str(site))}
+    assert len(rule_links) >= 3, links  # the rules of the failures and of the cases
+    for link in sorted(rule_links):
+        file, _, anchor = unescape(link).partition("#")
+        assert Path(file).is_file(), f"{link}: no such page in the built site"
+        assert f'id="{anchor}"' in Path(file).read_text(encoding="utf-8"), f"{link}: no anchor"
+
+
 def test_the_html_report_reads_well_in_a_browser(html_report, browser):
     from selenium.webdriver.common.by import By
 
