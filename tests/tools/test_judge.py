@@ -306,3 +306,42 @@ def test_the_last_attack_card_a_six_earns_the_epaulette(spec):
     with_them = ruling(spec, "epaulettes-last-six.yaml", "podkidnoy_epaulettes")
     assert with_them.scoring["fool"] == 1 and with_them.scoring["epaulettes"] == [0, 1]
     assert ruling(spec, "epaulettes-last-six.yaml", "podkidnoy").scoring["epaulettes"] == [0, 0]
+
+
+FULL_DECK_POSITION = """\
+action: "1 cover 2S with 3S"
+setup:
+  hands: [[7H, QD, AS, 6C, 8C], [3S, TH, 8D, KC, 6D, 7C]]
+  talon: [KH, JC, QH, 6H]
+  trump: 6H
+  attacker: 0
+  defender: 1
+  table: [[2S, null]]
+"""
+
+
+def test_a_position_of_the_full_deck_is_ruled_under_the_presets_whose_deck_holds_it(tmp_path):
+    """Issue 20: the judge read every position in the 36-card deck and refused a two."""
+    path = tmp_path / "full.yaml"
+    path.write_text(FULL_DECK_POSITION)
+    result = run("judge", str(path), "--variant", "full_deck_jokers")
+    assert result.exit_code == 0, result.output
+    assert "1 cover 2S with 3S under full_deck_jokers: allowed" in result.output
+    refused = run("judge", str(path), "--variant", "podkidnoy")
+    assert refused.exit_code == 2 and "no preset asked for has a deck" in refused.output
+
+
+def test_the_presets_not_ruled_under_are_noted_after_the_verdict_grouped_by_reason(tmp_path):
+    path = tmp_path / "full.yaml"
+    path.write_text(FULL_DECK_POSITION)
+    result = run("judge", str(path), "--variant", "podkidnoy", "--variant", "perevodnoy",
+                 "--variant", "full_deck")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    notes = [i for i, line in enumerate(lines) if line.startswith("note: not ruled under")]
+    verdict = next(i for i, line in enumerate(lines) if "under full_deck: allowed" in line)
+    assert len(notes) == 1 and notes[0] > verdict
+    assert lines[notes[0]].startswith("note: not ruled under podkidnoy, perevodnoy: unknown card")
+    data = json.loads(run("judge", str(path), "--variant", "podkidnoy", "--variant", "full_deck",
+                          "--format", "json").output)
+    assert data["not_ruled"] == [{"presets": ["podkidnoy"], "reason": data["not_ruled"][0]["reason"]}]

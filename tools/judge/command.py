@@ -42,17 +42,34 @@ def judge_command(ctx, position_file, action, variants, all_variants, options, f
     try:
         position = read_position(position_file, spec)
         act = parse_position_action(spec, position, action)
-        presets = list(spec.presets) if all_variants else list(variants) or ["podkidnoy"]
-        if all_variants:  # a position whose cards or discard count fit another deck is not ruled on
-            unfit = {p: why for p in presets if (why := misfit(spec.ruleset(p, overrides), position))}
-            presets = [p for p in presets if p not in unfit]
-            for p, why in unfit.items():
-                click.echo(f"note: not ruled under {p}: {why}", err=True)
+        asked = list(spec.presets) if all_variants else list(variants) or ["podkidnoy"]
+        # a position whose cards or discard count belong to another deck is not ruled on there
+        unfit = {p: why for p in asked if (why := misfit(spec.ruleset(p, overrides), position))}
+        presets = [p for p in asked if p not in unfit]
+        notes = not_ruled(unfit)
+        if not presets:
+            raise UserError(f"{position_file}: no preset asked for has a deck that holds this "
+                            f"position; " + "; ".join(f"{', '.join(n['presets'])}: {n['reason']}"
+                                                       for n in notes))
         rulings = [rule_variant(spec, spec.ruleset(p, overrides), position, act) for p in presets]
         diff = compare(spec, position, act, rulings) if len(rulings) > 1 else None
     except DurakError as exc:
         raise UserError(str(exc)) from None
     if fmt == "json":
-        click.echo(json.dumps(to_json(spec, position, rulings, diff), indent=2))
+        out = to_json(spec, position, rulings, diff)
+        if notes:
+            out["not_ruled"] = notes
+        click.echo(json.dumps(out, indent=2))
     else:
         click.echo(to_text(spec, position, rulings, diff))
+        for n in notes:  # after the verdict, one line per reason
+            click.echo(f"note: not ruled under {', '.join(n['presets'])}: {n['reason']}")
+
+
+def not_ruled(unfit: dict) -> list[dict]:
+    """The presets a position could not be ruled under, grouped by the reason (in the order the
+    presets were asked for)."""
+    groups: dict = {}
+    for preset, why in unfit.items():
+        groups.setdefault(why, []).append(preset)
+    return [{"presets": presets, "reason": why} for why, presets in groups.items()]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from durak_spec.reference_impl.errors import DurakError, SetupError, suggest
+from durak_spec.reference_impl.errors import DurakError, NotationError, SetupError, suggest
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.match import score_deal
 from durak_spec.reference_impl.model import options_read, rule_options, value_text
@@ -35,6 +35,7 @@ class Position:
     action: object = None  # text or JSON form, parsed per game
     note: str | None = None
     disputes: list[str] = field(default_factory=list)
+    deck: object = None  # the deck the position was read in (the smallest whose cards it uses)
 
 
 @dataclass
@@ -90,11 +91,7 @@ def read_position(path, spec: Spec) -> Position:
     else:
         setup_data = {k: v for k, v in data.items() if k not in META_FIELDS}
     limits = (spec.deck_data["players"]["min"], spec.deck_data["players"]["max"])
-    try:
-        setup = Setup.from_json(setup_data, spec.deck, limits)
-        _check_possible(setup)
-    except DurakError as exc:
-        raise PositionError(f"{path}: {exc}") from None
+    setup, deck = _read_setup(spec, setup_data, limits, path)
     disputes = data.get("disputes", [])
     if not isinstance(disputes, list):
         raise PositionError(f"{path}: disputes: a list of dispute ids such as [D4], "
@@ -106,7 +103,72 @@ def read_position(path, spec: Spec) -> Position:
     note = data.get("note")
     if note is not None and not isinstance(note, str):
         raise PositionError(f"{path}: note: text, not {note!r}")
-    return Position(str(path), setup, data.get("action"), note, disputes)
+    return Position(str(path), setup, data.get("action"), note, disputes, deck)
+
+
+def _card_texts(data) -> list[str]:
+    """Every card text a setup names, as often as it names it."""
+    texts: list[str] = []
+
+    def walk(x):
+        if isinstance(x, str):
+            texts.append(x)
+        elif isinstance(x, list):
+            for y in x:
+                walk(y)
+    if isinstance(data, dict):
+        for key in ("hands", "talon", "table", "trump", "hidden"):
+            walk(data.get(key))
+    return texts
+
+
+def _copies(data) -> int:
+    """The most times one card's text occurs in a setup's cards (two where two packs are
+    shuffled together); 1 when it names no card twice."""
+    texts = _card_texts(data)
+    return max((texts.count(t) for t in set(texts)), default=1)
+
+
+def _holds(deck, data) -> bool:
+    """Whether the deck has every card the setup names."""
+    try:
+        for text in set(_card_texts(data)):
+            deck.card(text)
+    except NotationError:
+        return False
+    return True
+
+
+def _decks(spec: Spec, setup_data) -> list:
+    """The decks to read a position in, the spec's default deck first, then smallest first: each
+    pack of deck.yaml, without and with jokers, in as many copies as the setup names a card."""
+    decks = [spec.deck]
+    for copies in range(1, min(_copies(setup_data), 8) + 1):
+        for pack in spec.deck_data["packs"]:
+            for jokers in (False, True):
+                deck = spec.make_deck(pack, jokers, copies)
+                if all(deck is not d for d in decks):
+                    decks.append(deck)
+    return sorted(decks, key=lambda d: (d is not spec.deck, len(d.pack)))
+
+
+def _read_setup(spec: Spec, setup_data, limits, path):
+    """The setup read in the smallest deck that holds its cards (a two or a joker belongs to the
+    bigger decks; each preset re-reads it in its own deck), and that deck."""
+    errors = []
+    for deck in _decks(spec, setup_data):
+        if deck is not spec.deck and not _holds(deck, setup_data):
+            continue  # a card of another deck
+        try:
+            setup = Setup.from_json(setup_data, deck, limits)
+            _check_possible(setup)
+            return setup, deck
+        except DurakError as exc:
+            if deck is spec.deck and _holds(deck, setup_data):
+                raise PositionError(f"{path}: {exc}") from None  # the default deck's own cards
+            errors.append(exc)
+    # the first complaint of a deck that holds the cards, else the default deck's
+    raise PositionError(f"{path}: {errors[1] if len(errors) > 1 else errors[0]}") from None
 
 
 def _check_possible(setup: Setup) -> None:
@@ -354,7 +416,7 @@ def parse_position_action(spec: Spec, position: Position, cli_action: str | None
     if raw is None:
         return None
     try:
-        return parse_action(raw, spec.deck, position.setup.players)
+        return parse_action(raw, position.deck or spec.deck, position.setup.players)
     except DurakError as exc:
         raise PositionError(f"{where}: {exc}") from None
 
