@@ -32,7 +32,8 @@ from durak_spec.reference_impl.state import Action
 
 # hello's "actions": capability -> (default, values).
 CAPABILITIES = {"pass_while_unbeaten": (True, (True, False)),
-                "opening": ("atomic", ("atomic", "one_move"))}
+                "opening": ("atomic", ("atomic", "one_move")),
+                "idle_pass": ("refused", ("refused", "no_op"))}
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class ActionModel:
 
     pass_while_unbeaten: bool = True
     opening: str = "atomic"
+    idle_pass: str = "refused"  # no_op: a "done" from a player with nothing to add is accepted, changing nothing
 
     @classmethod
     def from_hello(cls, hello: dict) -> ActionModel:
@@ -61,6 +63,14 @@ class ActionModel:
     @property
     def canonical(self) -> bool:
         return self == ActionModel()
+
+    def idle(self, action: Action, game: Game) -> bool:
+        """Whether `action` is a pass from a player with nothing to add, which the reference
+        refuses and an engine with idle_pass no_op accepts as a no-op: neither is a fault, so
+        such a pass is neither sent nor probed."""
+        if self.idle_pass != "no_op" or action.kind != "pass" or not game.explain(action)[0]:
+            return False
+        return not any(a.kind == "throw" and a.seat == action.seat for a in game.legal_actions())
 
     def expressible(self, action: Action, state, lead_open: bool) -> bool:
         """Whether the model has a move for the canonical `action` in `state`. `lead_open`: the
@@ -261,6 +271,10 @@ def translate(steps, game: Game, model: ActionModel, view, legal_before: bool = 
             out.moves.append(opening)
             continue
         opening = None
+        if model.idle(action, game):
+            out.dropped.append((i, "the engine accepts a pass with nothing to add as a no-op "
+                                   "(actions.idle_pass no_op)"))
+            continue
         if not stepper.expressible(action):
             why = ("no pass while an attack card is unbeaten" if not stepper.lead
                    else f"no {action.kind} by the opener once its one-move opening was sent")

@@ -302,7 +302,7 @@ class Lockstep:
                 action = Action(kind, seat)
             if action in legal_set or agree is not None and text_of(action) in agree:
                 continue
-            if not self.model.expressible(action, s, False):
+            if not self.model.expressible(action, s, False) or self.model.idle(action, g):
                 continue
             tries -= 1
             rule = g.explain(action)[0]

@@ -18,6 +18,9 @@ from __future__ import annotations
 import random
 import time
 
+from durak_spec.conformance.actionmodel import translate
+from durak_spec.conformance.cases import Step
+from durak_spec.conformance.engine import state_view
 from durak_spec.conformance.runner import Result, Session
 from durak_spec.conformance.transport import EngineFault
 from durak_spec.reference_impl.errors import DurakError
@@ -141,6 +144,11 @@ def run_match_case(session: Session, case_id: str, data: dict, file: str = "") -
     rs = session.spec.ruleset(m["preset"], m.get("options") or {})
     variant = {"preset": m["preset"], "options": dict(rs.options)}
     adapter = session.adapter
+    model = getattr(session, "model", None)
+    # the reference plays the match beside the engine, so that each deal's script is sent as the
+    # engine's action model plays it (actionmodel.translate: passes it has no room for dropped,
+    # one-move openings merged), each move's verdict re-derived
+    ref = Match(rs, m["players"], first_dealer=m["deals"][0]["setup"].get("dealer"))
     try:
         for i, d in enumerate(m["deals"]):
             if i == 0:
@@ -154,14 +162,36 @@ def run_match_case(session: Session, case_id: str, data: dict, file: str = "") -
                 res.message = f"deal {i + 1}: {reply.kind}: {reply.value}"
                 res.skip_reason = res.message if res.status == "skip" else ""
                 return _done(res, t0)
-            for j, action in enumerate(d["script"]):
+            cards = {k: d["setup"][k] for k in ("hands", "talon", "trump", "hidden") if k in d["setup"]}
+            game = ref.start(Setup.from_json(cards, rs.deck, rs.player_limits))
+            if model is None or model.canonical:
+                moves = [(j, action, True) for j, action in enumerate(d["script"])]
+                for action in d["script"]:
+                    game.apply_action(parse_action(action, rs.deck))
+            else:
+                tr = translate([Step(a) for a in d["script"]], game, model, state_view)
+                moves = [(mv.steps[0], mv.action, mv.expect == "accept") for mv in tr.moves]
+                if tr.dropped or not game.is_terminal():
+                    j, why = tr.dropped[0] if tr.dropped else (None, "")
+                    why = why.removeprefix("the engine's model has ")
+                    res.status = "skip"
+                    res.skip_reason = (f"a match script needs steps the engine's action model "
+                                       f"({model.describe()}) has no room for"
+                                       + (f": {why}" if why else ""))
+                    res.message = res.skip_reason + (f" (deal {i + 1}, step {j}: {d['script'][j]})"
+                                                     if j is not None else f" (deal {i + 1})")
+                    return _done(res, t0)
+            for j, action, accept in moves:
                 verdict = adapter.call("apply", action=action)
                 res.steps_run += 1
-                if verdict.kind != "result" or not verdict.value.get("accepted"):
+                if verdict.kind != "result" or bool(verdict.value.get("accepted")) is not accept:
                     res.status, res.step, res.action = "fail", j, action
-                    res.check, res.want, res.have = "verdict", True, verdict.value
-                    res.message = f"deal {i + 1}: the engine rejects a legal action"
+                    res.check, res.want, res.have = "verdict", accept, verdict.value
+                    res.message = (f"deal {i + 1}: the engine rejects a legal action" if accept
+                                   else f"deal {i + 1}: the engine accepts an illegal action")
                     return _done(res, t0)
+            if game.is_terminal():
+                ref.record(game)
             reply = adapter.call("score")
             have = reply.value if reply.kind == "result" and isinstance(reply.value, dict) else {}
             if reply.kind != "result":

@@ -84,3 +84,14 @@ def test_durak_cases_match_records_a_case_the_reference_passes(tmp_path, spec):
     assert len(data["match"]["deals"]) == 2 and data["match"]["options"]["match_deals"] == 2
     bad = CliRunner().invoke(cli, ["cases", "match", "--variant", "nope"])
     assert bad.exit_code == 2 and "unknown preset" in bad.output
+
+
+def test_match_scripts_are_sent_as_the_engines_action_model_plays_them(check):
+    """A match case whose script needs a pass the engine's model has no room for is skipped
+    with that reason; the others run, their moves translated (none fails)."""
+    run = check("--adapter", "python:match_engines:NoPassWhileUnbeatenMatchEngine", "--path", HERE,
+                "--case", "match/*")
+    cases = run.report["cases"]
+    assert cases and not [c for c in cases if c["status"] in ("fail", "error")]
+    skipped = [c for c in cases if c["status"] == "skip"]
+    assert skipped and all("no pass while an attack card is unbeaten" in c["message"] for c in skipped)
