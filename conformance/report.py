@@ -467,18 +467,7 @@ def _failure_html(runs, positions: dict, docs_url: str) -> str:
             f"<div>rules: {' '.join(_rule_code(x, docs_url) for x in r.rules)}</div>"]
     if r.step is not None:
         body.append(f"<div>step {r.step}: <code>{_e(r.action)}</code> ({_e(r.check)})</div>")
-    picture = positions.get((r.case, r.variant))
-    if picture is not None:
-        try:
-            when = "after" if (r.check or "").startswith(("state", "legal")) else "before"
-            body.append(f"<div>the position {when} step {r.step} (by the reference):</div>")
-            svg = position_svg(picture, f"the position {when} step {r.step} of {r.case}",
-                               marked=_cards_of(r.action))
-        except (KeyError, TypeError, ValueError, IndexError):
-            svg = ""
-        if svg:  # inline in HTML an <svg> needs no namespace (and the page names no URL)
-            svg = svg.replace(' xmlns="http://www.w3.org/2000/svg"', "")
-            body.append(f"<div class='picture'>{svg}</div>")
+    body.append(picture_html(r, positions))
     if r.check:
         body.append(f"<div>want:</div><pre>{_e(_show(r.want))}</pre>")
         body.append(f"<div>have:</div><pre>{_e(_show(r.have))}</pre>")
@@ -491,6 +480,24 @@ def _failure_html(runs, positions: dict, docs_url: str) -> str:
     return (f"<details class='failure' open><summary><span class='{r.status}'>{r.status}</span> "
             f"<code>{_e(r.case)}</code> <span class='variants'>under {_e(variants)}</span>"
             f"</summary>{''.join(body)}</details>")
+
+
+def picture_html(r, positions: dict) -> str:
+    """The position of a failing run at its failing step (failure_positions), drawn with the
+    cards of its action outlined; '' when there is none."""
+    picture = positions.get((r.case, r.variant))
+    if picture is None:
+        return ""
+    when = "after" if (r.check or "").startswith(("state", "legal")) else "before"
+    try:
+        svg = position_svg(picture, f"the position {when} step {r.step} of {r.case}",
+                           marked=_cards_of(r.action))
+    except (KeyError, TypeError, ValueError, IndexError):
+        return ""
+    # inline in HTML an <svg> needs no namespace (and the page names no URL)
+    svg = svg.replace(' xmlns="http://www.w3.org/2000/svg"', "")
+    return (f"<div>the position {when} step {r.step} (by the reference):</div>"
+            f"<div class='picture'>{svg}</div>")
 
 
 MAX_PICTURES = 200

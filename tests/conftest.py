@@ -58,6 +58,25 @@ def spec_copy(tmp_path):
 
 
 @pytest.fixture(scope="session")
+def example_reports(tmp_path_factory) -> Path:
+    """The folder of `durak check` reports of the shipped example engines that the docs' results
+    site shows (docs/_ext/durak_docs/engines_site.py), run once per test run as full_verify is:
+    shared by the site's tests and the docs build."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = shared / "example-reports"
+    with open(shared / "example-reports.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (folder / "done").exists():
+            sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "_ext"))
+            from durak_docs.engines_site import run_examples
+
+            run_examples(load_spec(), Path(__file__).resolve().parents[1], folder)
+            (folder / "done").write_text("")
+    return folder
+
+
+@pytest.fixture(scope="session")
 def full_verify(tmp_path_factory) -> dict:
     """One `durak verify` over every preset and player count, shared by the whole test session.
 
@@ -83,3 +102,37 @@ def full_verify(tmp_path_factory) -> dict:
                                         "report": str(folder / "report.json"),
                                         "cases": str(folder / "cases")}))
     return json.loads(done.read_text())
+
+
+# -- in a real browser ---------------------------------------------------------------------------
+# Headless Chromium from the distribution (apt-get install chromium chromium-driver), driven by
+# selenium. .ci/run installs it and sets DURAK_BROWSER_TESTS=required, so that in CI these tests
+# fail rather than skip when the browser is missing; elsewhere they skip, saying why.
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        missing.append("the selenium package (pip install '.[test]')")
+    if missing:
+        message = f"the browser tests need {', '.join(missing)}"
+        if os.environ.get("DURAK_BROWSER_TESTS") == "required":
+            pytest.fail(message + " (DURAK_BROWSER_TESTS=required)")
+        pytest.skip(message + "; .ci/run installs them")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run",
+                "--window-size=1280,900",
+                f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()

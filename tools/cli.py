@@ -39,6 +39,7 @@ COMMANDS = {
     "verify": ("durak_spec.tools.verify.command", "verify_command"),
     "lint": ("durak_spec.tools.lint.command", "lint_command"),
     "match": ("durak_spec.tools.match", "match_command"),
+    "site": ("durak_spec.tools.site", "site_command"),
 }
 
 

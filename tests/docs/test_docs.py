@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import html
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -31,10 +30,11 @@ sys.path.insert(0, str(DOCS / "_ext"))
 from durak_docs.clause import pretty  # noqa: E402
 
 
-def build(tmp: Path, spec_dir: Path | None = None, verify_report: str | None = None
-          ) -> subprocess.CompletedProcess:
+def build(tmp: Path, spec_dir: Path | None = None, verify_report: str | None = None,
+          site_reports: Path | None = None) -> subprocess.CompletedProcess:
     """The site; its verification statuses from `verify_report` (a `durak verify --report`
-    file), none for a spec copy, else proved in the build itself."""
+    file), none for a spec copy, else proved in the build itself; its results site from the
+    reports in `site_reports`, else none."""
     src = tmp / "docs"
     shutil.copytree(DOCS, src, ignore=shutil.ignore_patterns("_build", "_generated", "__pycache__"))
     cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", str(src),
@@ -43,15 +43,17 @@ def build(tmp: Path, spec_dir: Path | None = None, verify_report: str | None = N
         cmd += ["-D", f"durak_spec_dir={spec_dir}", "-D", "durak_verify=0"]
     elif verify_report is not None:
         cmd += ["-D", f"durak_verify={verify_report}"]
+    cmd += ["-D", f"durak_site={site_reports or 0}"]
     # Generous: a build takes a minute or two alone, far longer on a machine busy with others.
     return subprocess.run(cmd, capture_output=True, text=True, timeout=1200, check=False)
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory, full_verify) -> Path:
-    """The shipped docs, showing the test run's one full `durak verify` (tests/conftest.py)."""
+def site(tmp_path_factory, full_verify, example_reports) -> Path:
+    """The shipped docs, showing the test run's one full `durak verify` and its reports of the
+    example engines (tests/conftest.py)."""
     tmp = tmp_path_factory.mktemp("site")
-    done = build(tmp, verify_report=full_verify["report"])
+    done = build(tmp, verify_report=full_verify["report"], site_reports=example_reports)
     assert done.returncode == 0, f"sphinx-build -W failed:\n{done.stderr[-4000:]}"
     return tmp / "html"
 
@@ -228,6 +230,16 @@ def test_the_clause_layout_keeps_every_clause_s_syntax_tree():
     assert "\n" in pretty(spec.rule("throw_in.who").clause, width=40)  # long clauses are split
 
 
+def test_the_docs_show_a_results_site_built_from_the_example_engines(site, example_reports):
+    text = page(site, "results-across-engines.html")
+    index = page(site, "results-site/index.html")
+    assert "href='results-site/index.html'" in text
+    names = {json.loads(f.read_text())["engine"]["name"] for f in example_reports.glob("*.json")}
+    assert len(names) >= 3
+    for name in names:
+        assert html.escape(name) in text and f">{html.escape(name)}</a>" in index
+
+
 def test_the_tutorial_engine_passes_a_case_and_writes_both_reports(tmp_path):
     engine = DOCS / "tutorial" / "my_engine.py"
     cases = tmp_path / "cases" / "limits"  # one case: loading the whole suite takes longer
@@ -244,38 +256,7 @@ def test_the_tutorial_engine_passes_a_case_and_writes_both_reports(tmp_path):
     assert re.search(r"limits/seventh_card", (tmp_path / "r.html").read_text())
 
 
-# -- in a real browser ---------------------------------------------------------------------------
-# Headless Chromium from the distribution (apt-get install chromium chromium-driver), driven by
-# selenium. .ci/run installs it and sets DURAK_BROWSER_TESTS=required, so that in CI these tests
-# fail rather than skip when the browser is missing; elsewhere they skip, saying why.
-
-CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        missing.append("the selenium package (pip install '.[test]')")
-    if missing:
-        message = f"the browser tests need {', '.join(missing)}"
-        if os.environ.get("DURAK_BROWSER_TESTS") == "required":
-            pytest.fail(message + " (DURAK_BROWSER_TESTS=required)")
-        pytest.skip(message + "; .ci/run installs them")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--window-size=1280,900",
-                f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    driver.set_page_load_timeout(60)
-    yield driver
-    driver.quit()
+# -- in a real browser (the `browser` fixture of tests/conftest.py) -------------------------------
 
 
 def test_the_preset_matrix_fits_a_1280_pixel_window(site, browser):

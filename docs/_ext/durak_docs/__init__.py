@@ -19,7 +19,7 @@ from sphinx.util import logging
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.yamlio import InputError
 
-from . import directives, links, position, reference, state, transcript
+from . import directives, engines_site, links, position, reference, state, transcript
 from .data import DocsData
 from .pages import build_pages
 
@@ -68,6 +68,7 @@ def generate(app) -> None:
     setting = str(app.config.durak_verify)
     if setting.lower() not in ("0", "false", "no", ""):
         data.verification = verification(data, setting)
+    data.results_site = engines_site.build(app, data, str(app.config.durak_site))
     state.set_data(data)
     gendir = Path(app.srcdir) / GENERATED
     pages = build_pages(data, gendir)
@@ -103,10 +104,11 @@ def setup(app):
     app.add_config_value("durak_spec_dir", None, "env", [str])
     app.add_config_value("durak_root", None, "env", [str])
     app.add_config_value("durak_verify", "1", "env", [str])
+    app.add_config_value("durak_site", "1", "env", [str])
     app.connect("builder-inited", generate)
     app.connect("include-read", links.on_include_read)
     for table in (directives.DIRECTIVES, reference.DIRECTIVES, position.DIRECTIVES,
-                  transcript.DIRECTIVES):
+                  transcript.DIRECTIVES, engines_site.DIRECTIVES):
         for name, cls in table.items():
             app.add_directive(name, cls)
     app.add_transform(ExactIds)

@@ -45,6 +45,7 @@ class DocsData:
     option_rules: dict[str, list[str]] = field(default_factory=dict)
     def_rules: dict[str, list[str]] = field(default_factory=dict)
     verification: dict | None = None  # invariant id -> {preset: (status, note)}, from durak verify
+    results_site: dict | None = None  # the engines of the results site built with the docs
 
     @classmethod
     def load(cls, spec_dir: Path, root: Path) -> "DocsData":
