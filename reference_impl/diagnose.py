@@ -649,7 +649,7 @@ def _engine_bout_open(obs: Observation, ref_game: Game) -> bool | None:
 def _pre_settle(before: Game, action: Action) -> Game:
     """The reference right after a step's own effect, before the bout end it led to."""
     game = before.clone()
-    game._events[action.kind](game, game.state, action)
+    game.ruleset.events[action.kind](game, game.state, action)
     s = game.state
     throws = {a.seat for a in _universe(s) if a.kind == "throw" and all(
         cr.clause.fn(s, a.seat, a.card, None) for cr in game.ruleset.legality["throw"])}

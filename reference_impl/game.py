@@ -364,7 +364,7 @@ class Game:
         self.ruleset = ruleset
         self.setup = setup
         self.decide_seat = ruleset.decide_fns
-        self._events, self._settle = ruleset.events, ruleset.settle_fn
+        self._settle, self._step = ruleset.settle_fn, ruleset.step_fn
         self._legal: list[Action] = []
         if _state is not None:
             self.state = _state
@@ -525,9 +525,7 @@ class Game:
                 raise IllegalAction(action_text(action), rule_id, reason)
         s = self.state
         try:
-            self._events[action[0]](self, s, action)
-            s.steps += 1
-            self._legal = self._settle(self, s)
+            self._legal = self._step(self, s, action)  # its event, then settle (Ruleset._fuse)
         except Exception as exc:  # free until raised; names a clause that fails (ClauseError)
             raise failure_of(exc) or exc
 

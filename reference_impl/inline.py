@@ -42,11 +42,32 @@ def _body(fn) -> tuple[ast.FunctionDef, frozenset]:
     return func, frozenset(bound)
 
 
+@lru_cache(maxsize=None)
+def decisions_asked(fn) -> frozenset:
+    """The names of the decisions primitive `fn` (and the helpers it calls) asks for."""
+    func, _ = _body(fn)
+    names = {_decision_name(n) for n in ast.walk(func) if isinstance(n, ast.Subscript)}
+    for helper in module_helpers(fn).values():
+        if inspect.isfunction(helper) and helper.__module__ == fn.__module__:
+            try:
+                names |= decisions_asked(helper)
+            except NotInlinable:
+                pass
+    return frozenset(names - {None})
+
+
+@lru_cache(maxsize=4096)
+def inline_source(fn, keywords: tuple, prefix: str, action: str, asked: tuple) -> tuple[str, ...]:
+    """inline_lines, unindented, shared by every spec loaded in this process: `keywords` and
+    `asked` (the decisions of `decisions_asked(fn)` with their clauses' source) as sorted pairs."""
+    return tuple(inline_lines(fn, dict(keywords), prefix, action, dict(asked)))
+
+
 def inline_lines(fn, keywords: dict, prefix: str, action: str, decisions: dict[str, str],
-                 indent: int) -> list[str]:
+                 indent: int = 0) -> list[str]:
     """The body of primitive `fn` as source lines indented by `indent`, ready to stand in place of
     `fn(g, s, <action>, **keywords)`; `decisions` maps a decision's name to its clause's source
-    over `s` and `seat`. Raises NotInlinable."""
+    over `s` and `seat` (those of `decisions_asked(fn)` are read). Raises NotInlinable."""
     func, bound = _body(fn)
     rewrite = _Rewrite(fn, keywords, prefix, bound - set(PARAMS), action, decisions)
     body = rewrite.body(func)

@@ -3,10 +3,12 @@
 Compiling turns every active rule's clause into a Python callable, then generates one program per
 ruleset (see `Ruleset._fuse`, readable as `Ruleset.source`): the legality clauses of each action
 kind fused into loops with each condition hoisted to the loop it depends on (state, seat, card,
-target), each flow event of spec/flow.yaml as one function with its primitives' bodies written out
-and the decisions they ask for as their clauses (inline.py), and `settle`, which lists the legal
-actions after running the bout ends that are due, their events written out in it. The generated source
-comes from checked clause trees only; Python adds loops, never a rule.
+target), each flow event of spec/flow.yaml as one function calling its primitives, `settle`, which
+lists the legal actions after running the bout ends that are due, and `step`
+(`Ruleset.step_source`), which Game.apply_action calls once per action: the action's event, the
+count of steps, then settle, with every primitive and the decisions they ask for written out as
+their clauses (inline.py). The generated source comes from checked clause trees and primitives.py
+only; Python adds loops, never a rule.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from . import primitives, vocab
 from .errors import SpecError, suggest
-from .inline import NotInlinable, inline_lines, module_helpers
+from .inline import NotInlinable, decisions_asked, inline_source, module_helpers
 from .lang import (
     BOOL,
     CARD,
@@ -134,7 +136,7 @@ class Ruleset:
         # decision -> its compiled fn(state, seat), shared by every game of this ruleset
         self.decide_fns = {name: cr.clause.fn for name, cr in self.decisions.items()}
         self.match_fns = {name: cr.clause.fn for name, cr in self.match_decisions.items()}
-        self.legal_fn, self.passes_fn = self._fuse()  # also sets settle_fn and draw_order_fn
+        self.legal_fn, self.passes_fn = self._fuse()  # also settle_fn, step_source, draw_order_fn
 
     def _named_forms(self) -> dict:
         """kind -> {card: its forms}: the cards of the deck played as another suit (Deck.as_suit,
@@ -491,13 +493,16 @@ class Ruleset:
         - `legal(s)`: every legal action but passes, as (others, throws); `passes(s, out)`
           appends the passes, which depend on who may throw. Both accept and ignore a second
           argument, the action constructor they once took; actions come from `action_table`.
-        - `ev_<event>(game, s, action)` per flow event: its primitives written out in order,
-          each under its `when`.
+        - `ev_<event>(game, s, action)` per flow event: its primitives in order, each under its
+          `when`.
         - `draw_order(s)`: (draw_key, seat) of the seats that draw after a bout, in draw order.
         - `settle(game, s)`: the legal actions now, after running every bout end that is due.
           Throws and passes come first: they say who may throw, which the bout-end decisions
           read; when one of BOUT_ENDS holds its event runs and settling starts over, so the
           other actions are listed only once no bout ends.
+
+        and beside it `step(game, s, action)` (`step_source`, compiled on first use): the
+        action's event, `s.steps += 1` and settle's body, every primitive written out.
         """
         kinds = [k for k in vocab.ACTION_KINDS if k not in ("throw", "pass")]
         others = [self._block(kind, "out") for kind in kinds]
@@ -529,13 +534,21 @@ class Ruleset:
                   "        else:", "            if True in s.can_throw:  # else it stays as it is",
                   "                s.can_throw = [False] * s.n",
                   "            s.any_throw = False"]
+        settle_at = len(lines)
         for event, (src, _) in zip(BOUT_ENDS, ends):
-            lines += [f"        if {src}:"] + self._event_lines(event, ns, "None", 12) + [
+            lines += [f"        if {src}:", f"            ev_{event}(g, s, None)",
                       "            ends += 1", "            if ends >= _MAX_SETTLE:",
                       "                _unsettled()", "            continue"]
-        lines += ["        out = []"] + _indented([ln for lines, _ in others for ln in lines], 4)
-        lines += ["        out += throws", "        if not out:", "            _deadlock()",
-                  "        return out"]
+        written = list(lines[lines.index("def settle(g, s):") + 1:settle_at])
+        for event, (src, _) in zip(BOUT_ENDS, ends):
+            written += [f"        if {src}:"] + self._event_lines(event, ns, "None", 12) + [
+                        "            ends += 1", "            if ends >= _MAX_SETTLE:",
+                        "                _unsettled()", "            continue"]
+        rest = ["        out = []"] + _indented([ln for lines, _ in others for ln in lines], 4)
+        rest += ["        out += throws", "        if not out:", "            _deadlock()",
+                 "        return out"]
+        lines += rest
+        step = self._step_lines(ns, written + rest)
         forms = sorted(self.played_forms, key=lambda c: c.index)
         for kind, table in action_table(self.deck, self.player_limits[1], vocab.ACTION_KINDS,
                                         vocab.CARD_KINDS, vocab.TARGET_KINDS | vocab.SECOND_KINDS,
@@ -550,10 +563,23 @@ class Ruleset:
                           lambda: compile(self.source, f"<legal actions of {self.name}>", "exec"))
         exec(code, ns)
         self.settle_fn = ns["settle"]
+        self.step_source, self._ns = "\n".join(step), ns  # compiled on first use (step_fn)
         self.draw_order_fn = ns["draw_order"]
         for event in self._flow_steps:
             self.events[event] = ns[f"ev_{event}"]
         return ns["legal"], ns["passes"]
+
+    @property
+    def step_fn(self):
+        """The generated `step(g, s, a)` (see _step_lines), compiled the first time a game plays
+        under this ruleset: the tools that only compare rulesets never pay for it."""
+        fn = self.__dict__.get("_step_fn")
+        if fn is None:
+            code = self._memo(("step", self.step_source),
+                              lambda: compile(self.step_source, f"<step of {self.name}>", "exec"))
+            exec(code, self._ns)
+            fn = self._step_fn = self._ns["step"]
+        return fn
 
     def failing_clause(self, s, exc: Exception) -> Origin | None:
         """The clause that raises `exc` (the same type and message) in state `s`, when the
@@ -598,15 +624,25 @@ class Ruleset:
                     return when.fn.__globals__["_ORIGIN"]
         return None
 
+    def _step_lines(self, ns: dict, settle: list[str]) -> list[str]:
+        """`step(g, s, a)`: the event of the action's kind written out, the step counted, then
+        settle's body: one call per action (Game.apply_action)."""
+        lines = ["def step(g, s, a):", "    _kind = a[0]"]
+        for i, kind in enumerate(k for k in vocab.ACTION_KINDS if k in self._flow_steps):
+            lines.append(f"    {'if' if i == 0 else 'elif'} _kind == {kind!r}:")
+            lines += self._event_lines(kind, ns, "a", 8)
+        return lines + ["    s.steps += 1"] + settle
+
     def _events(self, ns: dict) -> list[str]:
         """One function per flow event: its primitives in order, each `when` inlined."""
         lines = []
         for event, steps in self._flow_steps.items():
             lines.append(f"def ev_{event}(g, s, a):")
-            lines += self._event_lines(event, ns, "a", 4)
+            lines += self._event_lines(event, ns, "a", 4, written_out=False)
         return lines
 
-    def _event_lines(self, event: str, ns: dict, action: str, indent: int) -> list[str]:
+    def _event_lines(self, event: str, ns: dict, action: str, indent: int,
+                     written_out: bool = True) -> list[str]:
         """The steps of a flow event as lines of the generated program: each primitive's body
         written out (inline.py) with the clauses of the decisions it asks for, under its `when`;
         a primitive that cannot be written out (or that is not primitives.py's own, as when a
@@ -618,25 +654,35 @@ class Ruleset:
             keywords = {}
             if isinstance(fn, partial):  # keywords from flow.yaml, validated by its schema
                 fn, keywords = fn.func, fn.keywords
-            inner = indent + 4 if when is not None else indent
-            body = None
-            if getattr(primitives, fn.__name__, None) is fn:
-                try:
-                    body = inline_lines(fn, keywords, f"_{event}{i}_", action, decisions, inner)
-                except NotInlinable:
-                    body = None
-            if body is not None:
-                for name, value in module_helpers(fn).items():
-                    if ns.setdefault(name, value) is not value:
-                        raise RuntimeError(f"primitive {fn.__name__} uses {name}, which the "
-                                           "generated program names otherwise")
-            else:
-                name = f"_do_{event}_{i}"
-                ns[name] = fn
-                args = f"g, s, {action}" + "".join(f", {k}={v!r}" for k, v in keywords.items())
-                body = [f"{' ' * inner}{name}({args})"]
+            inner = " " * (indent + 4 if when is not None else indent)
+            body, helpers = self._primitive_source(fn, keywords, f"_{event}{i}_", action,
+                                                   decisions if written_out else None)
+            for name, value in helpers.items():
+                if ns.setdefault(name, value) is not value:
+                    raise RuntimeError(f"the generated program uses {name} for two things")
+            body = [inner + line for line in body]
             lines += ([f"{pad}if {when.src}:"] + body) if when is not None else body
         return lines or [f"{pad}pass"]
+
+    def _primitive_source(self, fn, keywords: dict, prefix: str, action: str, decisions):
+        """A call of primitive `fn` as unindented lines and the names they need: its body written
+        out where it can be (not without `decisions`), else a call; shared by the rulesets whose
+        decisions it asks for are decided alike."""
+        own = decisions is not None and getattr(primitives, fn.__name__, None) is fn
+        asked = tuple(sorted((n, decisions.get(n)) for n in decisions_asked(fn))) if own else ()
+        key = ("primitive", fn, own, tuple(sorted(keywords.items())), prefix, action, asked)
+
+        def make():
+            if own:
+                try:
+                    return (list(inline_source(fn, key[3], prefix, action, asked)),
+                            module_helpers(fn))
+                except NotInlinable:
+                    pass
+            name = f"_do{prefix}" + (fn.__name__ if fn.__name__.isidentifier() else "call")
+            args = f"g, s, {action}" + "".join(f", {k}={v!r}" for k, v in keywords.items())
+            return [f"{name}({args})"], {name: fn}
+        return self._memo(key, make)
 
     def _draw_order_lines(self) -> list[str]:
         """(draw_key, seat) of the seats that draw (decision `drawer`), sorted, in one pass."""

@@ -46,14 +46,14 @@ def test_a_changed_rule_plays_other_games_and_says_its_rules_changed(spec, spec_
 @pytest.mark.parametrize("preset", ["podkidnoy", "perevodnoy", "weli", "changeable_trump",
                                     "marmot_tournament", "poker_durak"])
 def test_primitives_written_out_play_as_primitives_called(spec, preset, monkeypatch):
-    """The generated program writes each primitive's body out (inline.py); a primitive that is
-    not primitives.py's own (here each wrapped) is called instead, and both play alike."""
+    """The generated step writes each primitive's body out (inline.py); a primitive that is not
+    primitives.py's own (here each wrapped) is called instead, and both play alike."""
     inlined = spec.ruleset(preset)
-    assert "_do_" not in inlined.source
+    assert "_do_" not in inlined.step_source
     for name, fn in list(primitives.PRIMITIVES.items()):
         monkeypatch.setitem(primitives.PRIMITIVES, name,
                             lambda g, s, a, _fn=fn, **kw: _fn(g, s, a, **kw))
     called = spec.ruleset(preset)
-    assert "_do_bout_taken_" in called.source
+    assert "_do_bout_taken0_" in called.step_source
     for n in (2, 4):
         assert block_digest(inlined, n, 0, 3) == block_digest(called, n, 0, 3), (preset, n)
