@@ -493,15 +493,25 @@ class Lockstep:
 
     def _step(self, texts: list, seg: _Segment, before: list):
         """The engine's entries for `texts`, or None after reporting an error."""
-        self.adapter.step_send(texts, self.state_level, self.legal_level)
+        self._send(texts, [])
         return self._receive(seg)
+
+    def _send(self, texts: list, plan: list) -> None:
+        """Send a stretch; `plan` (Planned) is what a fault's witness replays, so that a case
+        shrunk from a hang or a crash reproduces it: its accepted steps, and the first probe of an
+        illegal action after the last of them (a witness's steps but its last are accepted)."""
+        last = max((i for i, p in enumerate(plan) if p.accept), default=-1)
+        probe = next((p for p in plan[last + 1:] if p.rule), None)
+        self._in_flight = [{"do": p.text, "expect": "accept"} for p in plan if p.accept] + (
+            [{"do": probe.text, "expect": "reject", "rule": probe.rule}] if probe else [])
+        self.adapter.step_send(texts, self.state_level, self.legal_level)
 
     def _receive(self, seg: _Segment):
         """The engine's entries for the stretch sent last, or None after reporting an error."""
         try:
             reply = self.adapter.step_receive()
         except EngineFault as fault:
-            self._fault(fault, seg, None, "step")
+            self._fault(fault, seg, None, "step", getattr(self, "_in_flight", []))
             return None
         if reply.kind == "result":
             problem = check_result("step", reply.value)
@@ -515,13 +525,14 @@ class Lockstep:
                      token="step-protocol" if reply.kind == "result" else f"step-{reply.kind}")
         return None
 
-    def _fault(self, fault: EngineFault, seg: _Segment, action, cmd: str) -> None:
+    def _fault(self, fault: EngineFault, seg: _Segment, action, cmd: str,
+               steps: list = ()) -> None:
         try:
             self.hello = self.adapter.restart()
         except Exception:  # the next start reports it again
             pass
         self._report("error", "", action, "an answer", f"{fault.what}: {fault.detail}",
-                     f"the engine failed on {cmd}: {fault}", seg, [],
+                     f"the engine failed on {cmd}: {fault}", seg, list(steps),
                      token=f"{cmd}-{fault.what}".replace(" ", "-"))
 
     # -- judging -------------------------------------------------------------------------------
@@ -700,7 +711,7 @@ class Lockstep:
                                                self.agree)
                 if not plan:
                     return
-                self.adapter.step_send([p.text for p in plan], self.state_level, self.legal_level)
+                self._send([p.text for p in plan], plan)
                 ahead = (plan, checkpoints, chunk)
             plan, checkpoints, chunk = ahead
             nxt = None
@@ -727,8 +738,7 @@ class Lockstep:
                     if not fixed:
                         return
                 if nxt is not None:
-                    self.adapter.step_send([p.text for p in nxt[0]], self.state_level,
-                                           self.legal_level)
+                    self._send([p.text for p in nxt[0]], nxt[0])
                     ahead = nxt
                 continue
             if outcome == "abandon" or fixed is not None:

@@ -189,6 +189,11 @@ def _print(res: FuzzResult, adapter_name: str, preset: str, players, options, ou
         state = "VANISHED (its saved witness no longer diverges: update the ledger)" if replayed \
             else "not reached (no saved witness to replay)"
         click.echo(f"known {sig}: {state}; ledger: {reason}")
+    if not res.steps:  # what the reference explored alone is no coverage of the engine
+        click.echo(f"rule coverage: none claimed: the engine played no step of the {res.games} "
+                   f"game(s)\nTESTED TOO LITTLE: no step was tested under {preset}; exit code 3 "
+                   "unless divergences other than engine errors decide it (1)")
+        return
     done, total, missing = summary(res.coverage)
     click.echo(f"rule coverage: {done} of {total} clause sides that can decide under {preset} were "
                f"exercised" + (f"; not reached: {', '.join(f'{r} {s}' for r, s in missing)}"
@@ -291,6 +296,7 @@ def fuzz_command(ctx, adapter_name, variants, options, players, games, seed_valu
     spec_dir = ctx.obj.get("spec_dir")
     started = reports.now()
     all_results, metas, interrupted, too_little, how = [], [], False, False, ""
+    played_nothing = False  # a campaign in which the engine played no step
     with Interruptions() as signals:  # SIGTERM too writes the partial reports
         for variant in variants:
             shares = [games // jobs + (1 if i < games % jobs else 0) for i in range(jobs)]
@@ -322,7 +328,8 @@ def fuzz_command(ctx, adapter_name, variants, options, players, games, seed_valu
             hello, fixed = outs[0][1], outs[0][2]
             if res.interrupted or signals.signal_name:
                 interrupted, how = True, signals.how
-            too_little |= res.mostly_skipped
+            too_little |= res.mostly_skipped or not res.steps
+            played_nothing |= not res.steps
             _print(res, adapter_name, variant, list(players), fixed, out_dir, len(args), quiet,
                    spec_dir)
             all_results += results_of(res, variant, adapter_name, spec_dir, out_dir)
@@ -353,7 +360,10 @@ def fuzz_command(ctx, adapter_name, variants, options, players, games, seed_valu
         click.echo("interrupted: the divergences found so far are reported above", err=True)
         sys.exit(EXIT_INTERRUPTED)
     failing = exit_code([r for r in all_results if r.status != "skip"])
-    if not failing and too_little:
+    # an engine that played no step tested nothing, whatever errors it made on the way
+    errors_only = all(r.description.startswith("error") for r in all_results
+                      if r.status == "fail")
+    if too_little and (not failing or played_nothing and errors_only):
         failing = EXIT_TOO_LITTLE
     sys.exit(max(failing, EXIT_USAGE) if problems else failing)
 

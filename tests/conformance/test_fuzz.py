@@ -341,3 +341,48 @@ def test_sigterm_stops_a_campaign_and_its_reports_say_it_was_interrupted(tmp_pat
     data = json.loads(report.read_text())
     assert data["interrupted"] is True and "interrupted (SIGTERM) after " in data["stopped"]
     assert data["stopped"].endswith(" of 50 games")
+
+
+def test_the_case_shrunk_from_a_hang_reproduces_the_hang(spec, tmp_path, monkeypatch):
+    from durak_spec.conformance.runner import Session
+    from durak_spec.conformance.transport import PythonAdapter
+
+    monkeypatch.setenv("DURAK_MISBEHAVE", "hang")
+    monkeypatch.setenv("DURAK_MISBEHAVE_ON", "0 cover 9C with AD")  # deep in the first game
+    from durak_spec.conformance.examples.misbehaving_engine import MisbehavingEngine
+
+    def adapter():  # a short timeout for the answers, room for the handshake
+        return PythonAdapter(MisbehavingEngine, "python:misbehaving", timeout=2.0,
+                             start_timeout=60)
+
+    engine = adapter()
+    hello = engine.open()
+    try:
+        result = fuzz(spec, engine, hello, preset="podkidnoy", players=[2], games=1,
+                      out_dir=tmp_path, adapter_name="python:misbehaving", diagnosis=0)
+    finally:
+        engine.close()
+    hang = [e for e in result.entries if "hang" in e.signature]
+    assert hang and hang[0].case_path, [e.signature for e in result.entries]
+    case = load_suite(spec, tmp_path).cases[0]
+    assert case.steps, "the case stops before the step that hangs"
+    session = Session(spec, adapter())
+    session.open()
+    try:
+        rerun = session.run_case(case, "podkidnoy")
+    finally:
+        session.close()
+    assert rerun.status == "error" and "hang" in rerun.message, (rerun.status, rerun.message)
+
+
+def test_a_campaign_whose_engine_played_no_step_claims_no_coverage_and_exits_3(tmp_path,
+                                                                               monkeypatch):
+    monkeypatch.setenv("DURAK_MISBEHAVE", "crash")  # raises at every apply: no step is played
+    result = _cli("--adapter", f"python:{EXAMPLES}.misbehaving_engine:MisbehavingEngine",
+                  "--games", "2", "--players", "2", "--out", tmp_path, "--report",
+                  tmp_path / "r.json")
+    assert result.exit_code == 3, result.output
+    assert "0 steps" in result.output and "rule coverage: none claimed" in result.output
+    assert "TESTED TOO LITTLE" in result.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["fuzz"][0]["coverage"] == {}
