@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 from conformance_support import jobs_of, run_cases
 
-from durak_spec.conformance.runner import Selection
-from durak_spec.tools.fuzz import fuzz_one
+from durak_spec.conformance.fuzz import fuzz
+from durak_spec.conformance.runner import Selection, house_rule_options
+from durak_spec.conformance.transport import make_adapter
 
 MODULE = "python:durak_spec.conformance.examples.house_rules:"
 
@@ -22,8 +23,8 @@ CHECKED = {
     "PassWithdrawnEngine": ("podkidnoy", "throw_in/pass_*", {"throw_in.not_passed", "throw_in.timing"}),
     "NoLastCardTransferEngine": ("perevodnoy", "transfer/last_card_*", {"transfer.last_card"}),
     "FiveBeforeFirstBeatEngine": ("two_packs", "limits/before_first_beat_*", {"limits.before_first_beat"}),
-    "SkippedAtOnceEngine": ("perevodnoy", "transfer/*_transfer_*", {"transfer.capacity", "transfer.next_defender"}),
-    "NeighboursUnderTransfersEngine": ("podkidnoy", "throw_in/*", {"throw_in.who"}),
+    "SkippedAtOnceEngine": ("perevodnoy", "transfer/*at_*", {"transfer.capacity", "transfer.next_defender"}),
+    "NeighboursUnderTransfersEngine": ("podkidnoy", "throw_in/order_last_adder_clockwise_*", {"throw_in.who"}),
 }
 # action models: (preset, the rules fuzz catches the broken twin under)
 FUZZED = {
@@ -33,11 +34,19 @@ FUZZED = {
 }
 
 
-def _fuzz(name, preset, tmp_path, games):
-    """durak fuzz's campaign: under the house rules the engine declares, at 2 to 6 players."""
-    res, _, _ = fuzz_one(None, MODULE + name, preset, {}, [2, 3, 4, 5, 6], games, 1,
-                         tmp_path / name, 5.0, False, {}, None)
-    return res
+def _fuzz(spec, name, preset, tmp_path, games):
+    """A campaign as durak fuzz plays it: under the house rules the engine declares (the same at
+    every player count for these engines), at 2 to 6 players."""
+    adapter = make_adapter(MODULE + name, spec=spec)
+    hello = adapter.open()
+    try:
+        options = house_rule_options(spec, hello, preset, 2, {})
+        assert all(house_rule_options(spec, hello, preset, n, {}) == options for n in range(3, 7))
+        return fuzz(spec, adapter, hello, preset=preset, options=options, players=[2, 3, 4, 5, 6],
+                    games=games, seed_value=1, out_dir=tmp_path / name, adapter_name=name,
+                    shrink=False)
+    finally:
+        adapter.close()
 
 
 @pytest.mark.parametrize("name", sorted(CHECKED))
@@ -55,12 +64,12 @@ def test_a_house_rule_engine_passes_check_and_its_broken_twin_fails_under_the_ru
 @pytest.mark.parametrize("name", sorted(CHECKED) + sorted(FUZZED))
 def test_an_example_engine_gets_no_divergence_from_fuzz_at_two_to_six_players(spec, tmp_path, name):
     preset = (CHECKED.get(name) or FUZZED[name])[0]
-    res = _fuzz(name, preset, tmp_path, games=5)
+    res = _fuzz(spec, name, preset, tmp_path, games=5)
     assert res.games == 5 and res.entries == [], [e.signature for e in res.entries]
 
 
 @pytest.mark.parametrize("name", sorted(FUZZED))
 def test_fuzz_catches_the_broken_twin_of_an_action_model_under_the_rule(spec, tmp_path, name):
     preset, rules = FUZZED[name]
-    res = _fuzz("Broken" + name, preset, tmp_path, games=10)
+    res = _fuzz(spec, "Broken" + name, preset, tmp_path, games=10)
     assert {e.witness.rule for e in res.entries} & rules, [e.signature for e in res.entries]
