@@ -33,7 +33,7 @@ from durak_spec.conformance.cases import load_suite
 from durak_spec.conformance.examples.mutants import MUTANTS, TABLE
 from durak_spec.conformance.problems import find_problems
 from durak_spec.conformance.runner import Selection, Session
-from durak_spec.conformance.transport import make_adapter
+from durak_spec.conformance.transport import AdapterError, make_adapter
 from durak_spec.reference_impl.model import value_text
 from durak_spec.reference_impl.spec import load_spec
 
@@ -116,7 +116,11 @@ def main(argv=None) -> int:
     print(f"{'engine':44} {'bugs':>4} {'runs':>5} {'right':>5} {'problems':>8} {'right':>5} "
           f"{'missed':>6} {'advice ok/wrong':>15}")
     for name, adapter, broken, options in rows:
-        results, problems = run(spec, cases, adapter, selection)
+        try:
+            results, problems = run(spec, cases, adapter, selection)
+        except AdapterError as exc:
+            print(f"{name[:44]:44} did not start: {exc}", flush=True)
+            continue
         failing = [r for r in results if r.status == "fail"]
         right = sum(r.rule in broken for r in failing)
         named = [p for p in problems if p["rule"] in broken]

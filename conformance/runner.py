@@ -22,6 +22,7 @@ an option value explains it.
 
 from __future__ import annotations
 
+import copy
 import fnmatch
 import shlex
 import time
@@ -78,6 +79,7 @@ class Result:
     skip_reason: str = ""            # a skip's reason without the case's particulars, for grouping
     players: int | None = None       # the case's player count
     differences: list = field(default_factory=list)  # later distinct differences of the same run
+    same_as: str = ""                # the preset this run's result was taken from (same behaviour)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -307,6 +309,8 @@ class Session:
         self.restarts = 0
         self.steps = 0
         self.evidence = Evidence()  # what the engine did in every case run, to confirm advice
+        self._alike: dict = {}      # (case, behaviour of the variant played) -> its first result
+        self._behaviours: dict = {}  # id(ruleset) -> Ruleset.behaviour_key()
 
     # -- engine lifecycle ---------------------------------------------------------------------
     def open(self) -> dict:
@@ -535,6 +539,9 @@ class Session:
         if gap:
             res.status, res.message, res.skip_reason = "skip", gap, gap
             return self._finish(res, t0)
+        alike = (case.id, self._behaviour(run_rs))
+        if alike in self._alike:
+            return self._finish(self._as_run(self._alike[alike], res), t0)
         observations: list[Observation] = []
         differences: list = []  # (Mismatch, index of its observation)
         try:
@@ -557,7 +564,24 @@ class Session:
         except EngineFault as fault:
             res.status = "error"
             res.message = f"engine {fault.what}: {fault.detail}; {self._restart()}"
+        if res.status in ("pass", "fail"):
+            self._alike[alike] = copy.deepcopy(res)
         return self._finish(res, t0)
+
+    def _behaviour(self, ruleset) -> tuple:
+        key = self._behaviours.get(id(ruleset))
+        if key is None:
+            key = self._behaviours[id(ruleset)] = ruleset.behaviour_key()
+        return key
+
+    @staticmethod
+    def _as_run(first: Result, res: Result) -> Result:
+        """The result of a case under a preset that plays as one it already ran under (the same
+        compiled behaviour of the engine's variant): reported under this preset too."""
+        out = copy.deepcopy(first)
+        out.variant, out.reproduce, out.same_as = res.variant, res.reproduce, first.variant
+        out.engine_options, out.rederived, out.seconds = res.engine_options, res.rederived, 0.0
+        return out
 
     def _differences(self, res: Result, ruleset, case: Case, observations: list, found: list) -> None:
         """The run fails at its first difference; each later one under another rule (or of
