@@ -118,7 +118,7 @@ def parse_case(data, spec: Spec, file: str = "<case>", rel_id: str | None = None
                             _yaml_path(err.absolute_path))
     if rel_id is not None and data["id"] != rel_id:
         raise CaseError(file, f"id {data['id']!r} must repeat the file's path: {rel_id!r}", "id")
-    known = spec.rules_by_id
+    known = _spec_view(spec)[1]
     for i, rule_id in enumerate(data["rules"]):
         if rule_id not in known:
             raise CaseError(file, f"unknown rule id {rule_id!r}.{suggest(rule_id, known)}", f"rules[{i}]")
@@ -224,8 +224,15 @@ def case_index() -> ContentIndex:
 _CACHE: dict = {}  # (path, mtime, size, spec root) -> Case: files are parsed and validated once
 
 
-def _spec_key(spec: Spec) -> tuple:
-    return (str(spec.root), tuple(spec.rules_by_id), tuple(spec.presets), tuple(spec.options))
+def _spec_view(spec: Spec) -> tuple[tuple, dict]:
+    """(what a parsed case depends on in spec/, its rules by id), once per loaded spec (a spec is
+    not changed once loaded; ruleset.py shares compiled clauses on the same ground)."""
+    view = spec.__dict__.get("_cases_view")
+    if view is None:
+        rules = spec.rules_by_id
+        view = ((str(spec.root), tuple(rules), tuple(spec.presets), tuple(spec.options)), rules)
+        spec.__dict__["_cases_view"] = view
+    return view
 
 
 def _read_case(path: Path, spec: Spec, rel_id: str, raw: bytes | None = None,
@@ -233,7 +240,7 @@ def _read_case(path: Path, spec: Spec, rel_id: str, raw: bytes | None = None,
     """A case, a retired id (str) or a match ("match", id, data); `trusted` is the data the index
     holds for the file's bytes (schema-valid: only spec/'s cross-references are checked)."""
     st = path.stat()
-    key = (str(path), st.st_mtime_ns, st.st_size, trusted is not None, *_spec_key(spec))
+    key = (str(path), st.st_mtime_ns, st.st_size, trusted is not None, *_spec_view(spec)[0])
     if key not in _CACHE:
         data = trusted if trusted is not None else load_file(path, raw)
         if _is_retired(data):
