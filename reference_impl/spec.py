@@ -68,6 +68,21 @@ class Spec:
     def ruleset(self, preset: str = "podkidnoy", overrides: dict | None = None) -> Ruleset:
         return Ruleset(self, preset, overrides or {})
 
+    def citations(self, preset: str) -> dict:
+        """Where a preset's option values come from: {option: (preset that assigns it,
+        {source tag or 'ruling': place})} for every option the preset or a preset it extends
+        assigns (presets.yaml `cite`); options left at their defaults are absent."""
+        chain, p = [], preset
+        while p is not None and p not in chain and p in self.presets:
+            chain.append(p)
+            p = self.presets[p].get("extends")
+        out: dict = {}
+        for name in reversed(chain):
+            data = self.presets[name]
+            for option in data.get("options", {}):
+                out[option] = (name, dict(data.get("cite", {}).get(option, {})))
+        return out
+
     def make_deck(self, pack, jokers: bool = False, copies: int = 1) -> Deck:
         """The deck of `copies` packs of `pack` cards (a key of deck.yaml's packs), with the
         jokers of deck.yaml if `jokers`; one Deck object per composition, shared by rulesets."""

@@ -70,9 +70,12 @@ def variants(ctx, name, options, fmt):
             click.echo(f"{n:20} {p['title']}{base}")
         return
     rs = _ruleset(spec, name, options)
+    cited = spec.citations(name)
     if fmt == "json":
         click.echo(json.dumps({"preset": name, "options": rs.options,
-                               "origins": rs.option_origins}, indent=2))
+                               "origins": rs.option_origins,
+                               "citations": {o: {"preset": p, "cite": c} for o, (p, c) in cited.items()
+                                             if rs.option_origins[o] != "override"}}, indent=2))
         return
     p = spec.presets[name]
     click.echo(f"{name}: {p['title']}")
@@ -80,3 +83,12 @@ def variants(ctx, name, options, fmt):
     for opt, value, origin in rs.describe_options():
         shown = "null" if value is None else json.dumps(value) if isinstance(value, bool) else value
         click.echo(f"  {opt:32} {str(shown):34} {origin}")
+        if opt in cited and origin != "override":
+            for tag, place in cited[opt][1].items():
+                click.echo(f"      {citation_text(tag, place)}")
+
+
+def citation_text(tag: str, place: str) -> str:
+    """One citation of an option value: the source and the place in it, or the ruling where the
+    sources are silent."""
+    return f"sources silent, ruled: {place}" if tag == "ruling" else f"[{tag}] {place}"

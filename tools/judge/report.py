@@ -56,7 +56,8 @@ def to_json(spec: Spec, position: Position, rulings: list[Ruling],
             "rules": [{"id": rule.id, "role": role, "title": rule.title, "text": rule.text,
                        "sources": rule.sources, "file": rule.file, "path": rule.path}
                       for role, rule in r.rules],
-            "options": [{"name": n, "value": v, "origin": o} for n, v, o in r.options],
+            "options": [{"name": n, "value": v, "origin": o,
+                         "cite": _cite(spec, r, n, o)} for n, v, o in r.options],
             "outcome": r.outcome, "legal_actions": r.legal_actions, "notes": r.notes,
             "scoring": r.scoring, "disputes": disputes})
     differences = None
@@ -122,8 +123,11 @@ def to_text(spec: Spec, position: Position, rulings: list[Ruling],
         lines += _scoring_text(r)
         lines += _rules_text(r.rules, tags)
         if r.options:
-            lines += ["", "Options read"]
-            lines += [f"  {n:30} {value_text(v):26} {o}" for n, v, o in r.options]
+            lines += ["", "Options read (and where the preset's value comes from)"]
+            for n, v, o in r.options:
+                lines.append(f"  {n:30} {value_text(v):26} {o}")
+                lines += [f"      {_cite_text(tag, place)}"
+                          for tag, place in _cite(spec, r, n, o).items()]
         dids = related_disputes(spec, position, r)
         if dids:
             lines += ["", f"Disputes (the position of {r.variant})"]
@@ -241,3 +245,15 @@ def _differences_text(spec: Spec, rulings, diff: Differences | None) -> list[str
             why = f" ({case.moot})" if case and case.moot else ""
             lines.append(f"      {r.variant:24} {label:26} {values}{why}")
     return lines
+
+
+def _cite(spec: Spec, r, option: str, origin: str) -> dict:
+    """Where the ruling preset's value of an option comes from (presets.yaml `cite`): {source tag
+    or 'ruling': place}; empty for defaults and overrides."""
+    if origin == "override":
+        return {}
+    return dict(spec.citations(r.preset).get(option, (None, {}))[1])
+
+
+def _cite_text(tag: str, place: str) -> str:
+    return f"sources silent, ruled: {place}" if tag == "ruling" else f"[{tag}] {place}"

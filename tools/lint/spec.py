@@ -56,6 +56,7 @@ def lint(spec: Spec) -> LintReport:
             report.problems.append(f"options.yaml: option {name} lists no dispute it settles")
     _check_disputes(spec, report)
     _check_variants(spec, report)
+    _check_citations(spec, report)
     cited = {t for r in spec.rules for t in r.sources}
     cited |= {t for o in spec.options.values() for t in o.sources}
     cited |= {t for p in spec.presets.values() for t in p["sources"]}
@@ -112,3 +113,43 @@ def _check_variants(spec: Spec, report: LintReport) -> None:
                     report.problems.append(
                         f"variants.yaml: {v['id']} is implemented by options, but disputes.yaml "
                         f"still lists {d.id} as open; give it its options and a ruling")
+
+
+def _check_citations(spec: Spec, report: LintReport) -> None:
+    """Each option value a preset assigns says where it comes from (presets.yaml `cite`): sources
+    the preset cites, and each one a source the dispute register lists for the position that value
+    takes (in some dispute the option decides and that does not leave moot); where the sources
+    are silent, `ruling` names a dispute the option decides, whose note gives the choice."""
+    for name, preset in spec.presets.items():
+        where = f"presets.yaml: preset {name}"
+        cite = preset.get("cite", {})
+        for option in sorted(set(cite) - set(preset["options"])):
+            report.problems.append(f"{where} cites option {option}, which it does not assign")
+        try:
+            values = spec.ruleset(name).options
+        except DurakError:
+            continue  # reported above
+        for option in preset["options"]:
+            places = cite.get(option)
+            if not places:
+                report.problems.append(f"{where} assigns {option} but does not cite where it "
+                                       f"comes from (cite.{option}: SOURCE: place)")
+                continue
+            deciding = [d for d in spec.disputes.values() if option in d.options]
+            stances = [s for d in deciding if (s := d.stance_for(values)) is not None]
+            for tag, place in places.items():
+                if tag == "ruling":
+                    named = set(re.findall(r"\bD[0-9]+\b", place))
+                    if not named & {d.id for d in deciding}:
+                        report.problems.append(
+                            f"{where}: cite.{option}.ruling names no dispute that {option} decides "
+                            f"({', '.join(d.id for d in deciding) or 'none'})")
+                    continue
+                if tag not in preset["sources"]:
+                    report.problems.append(f"{where}: cite.{option} cites {tag}, which is not among "
+                                           f"the preset's sources ({', '.join(preset['sources'])})")
+                elif stances and not any(tag in s.sources for s in stances):
+                    report.problems.append(
+                        f"{where}: cite.{option} cites {tag} for {option}={values[option]!r}, but the "
+                        f"dispute register lists {tag} for none of the positions that value takes "
+                        f"({', '.join(sorted({s.id for s in stances}))})")
