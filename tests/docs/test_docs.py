@@ -376,3 +376,17 @@ def test_the_sources_table_lists_every_variant_with_what_implements_it(site, spe
         for p in v.get("presets", []):
             assert f"presets.html#preset.{p}" in html
     assert body.count("not modelled:") == sum(1 for v in spec.variants if v.get("reason"))
+
+
+def test_a_rule_lists_the_presets_where_it_can_decide_not_every_preset(spec):
+    """Issue 24: "In force: in every preset" stood on 73 rules, the passport's and the redeal's
+    among them; a rule decides where it is reached and can refuse (or decides, or orders)."""
+    from durak_docs.data import DocsData
+
+    data = DocsData.load(spec.root, spec.root.parent)
+    deciding = {r.id: data.deciding_presets(r) for r in spec.rules}
+    assert deciding["transfer.passport_card"] == ["perevodnoy_passport"]
+    assert sorted(deciding["deck.redeal_hand"]) == ["marmot_tournament", "podkidnoy_colour_redeal"]
+    assert "marmot_tournament" not in deciding["deck.redeal"]  # there the redeal is always allowed
+    assert "podkidnoy_no_cap" not in deciding["limits.cap"]
+    assert len(deciding["defence.beat"]) == len(spec.presets)

@@ -86,6 +86,13 @@ class DocsData:
     def active_presets(self, rule: Rule) -> list[str]:
         return [p for p, rs in self.rulesets.items() if rule in rs.active_rules]
 
+    def deciding_presets(self, rule: Rule) -> list[str]:
+        """The presets under which the rule can decide something: it is active, and a legality
+        rule is reached (no earlier rule of its kind refuses every action of that kind) and can
+        refuse (its clause is not always true)."""
+        return [p for p, rs in self.rulesets.items() if rule in rs.active_rules
+                and (not rule.applies_to or rule.key or _can_refuse(rs, rule))]
+
     def sources_citing(self, tag: str) -> list[str]:
         return [r.id for r in self.spec.rules if tag in r.sources]
 
@@ -167,3 +174,16 @@ def _disputes(spec: Spec, rulesets: dict) -> dict:
 def _dispute_key(did: str):
     digits = "".join(ch for ch in did if ch.isdigit())
     return (did.rstrip("0123456789"), int(digits) if digits else 0, did)
+
+
+def _can_refuse(ruleset, rule: Rule) -> bool:
+    """Whether a legality rule can be the rule that refuses an action under the ruleset."""
+    for kind in rule.applies_to:
+        for cr in ruleset.legality.get(kind, []):
+            if cr.rule.id == rule.id:
+                if not (cr.clause.const and cr.clause.value):
+                    return True
+                break
+            if cr.clause.const and not cr.clause.value:
+                break  # an earlier rule refuses every action of this kind
+    return False

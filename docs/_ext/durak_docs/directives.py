@@ -121,7 +121,7 @@ class RuleBody(DurakDirective):
             ("Sources", source_links(rule.sources)),
             ("Catalogue", ", ".join(rule.catalogue)),
             ("Kind", _kind(rule)),
-            ("In force", _in_force(rule, data)),
+            ("Decides in", _in_force(rule, data)),
             ("Options read", joined([option_link(o) for o in data.rule_options[rule.id]])),
             ("Violation", [nodes.Text("Can't ACTION: "), literal(rule.id),
                            nodes.Text(f": {rule.violation}")] if rule.violation else None),
@@ -137,12 +137,14 @@ class RuleBody(DurakDirective):
 
 
 def _in_force(rule, data) -> list:
-    """Under which presets the rule is active: its `when` and the presets that meet it."""
-    presets = data.active_presets(rule)
-    if rule.when is None:
-        return [nodes.Text("in every preset")]
-    return [clause_inline(rule.when, data), nodes.Text(" — presets: "),
-            *joined([preset_link(p) for p in presets] or ["none"])]
+    """The presets under which the rule can decide something (data.deciding_presets), after its
+    `when` if it has one: a rule every preset has but that an earlier rule always pre-empts, or
+    that always allows, is not listed there."""
+    presets = data.deciding_presets(rule)
+    head = [clause_inline(rule.when, data), nodes.Text(" — ")] if rule.when else []
+    if len(presets) == len(data.rulesets):
+        return head + [nodes.Text("every preset")]
+    return head + [nodes.Text("presets: "), *joined([preset_link(p) for p in presets] or ["none"])]
 
 
 def _cases(cases, rule_id: str) -> list:
