@@ -546,6 +546,11 @@ def permission_finding(game: Game, engine_legal: set[str] | None, focus: Action 
     extra, missing = sorted(eng - ref), sorted(ref - eng)
     if not extra and not missing:
         return Diagnosis(None, "legal", "no difference")
+    chosen = _target_choice(game, eng, missing) if not extra else None
+    if chosen is not None:
+        return Diagnosis(chosen, "legal", f"the engine lets no card cover "
+                         f"{', '.join(sorted({t.split()[3] for t in missing}))}, while it covers "
+                         "other attack cards as the reference does", involved=[chosen])
     named = []
     for text in sorted(extra, key=lambda t: " pass" in t):  # a pass follows from the cards
         try:
@@ -560,6 +565,25 @@ def permission_finding(game: Game, engine_legal: set[str] | None, focus: Action 
     why = (f"the engine allows {', '.join(extra[:3]) or '-'}{' ...' if len(extra) > 3 else ''} "
            f"and not {', '.join(missing[:3]) or '-'}{' ...' if len(missing) > 3 else ''}")
     return Diagnosis(rule, "legal", why, also=also, involved=involved)
+
+
+def _target_choice(game: Game, eng: set[str], missing: list[str]) -> str | None:
+    """The rule that says which attack card may be covered, when that is all that differs: the
+    engine lists no cover of some unbeaten attack cards and exactly the reference's covers of the
+    others (a defender held to the earliest card). One change of the beat rule can come close
+    to that; the choice of target is another rule's (the one reading `target_unbeaten`)."""
+    covers = [a for a in game.legal_actions() if a.kind == "cover"]
+    lost = {a.target for a in covers if action_text(a) in missing}
+    if not lost or len(missing) != sum(1 for t in missing if t.split()[1:2] == ["cover"]):
+        return None
+    if lost == {a.target for a in covers}:
+        return None  # no card may be covered at all: not a choice of target
+    if any((a.target in lost) == (action_text(a) in eng) for a in covers):
+        return None
+    for cr in game.ruleset.legality.get("cover", ()):
+        if "target_unbeaten" in WORDS.findall(cr.rule.clause or ""):
+            return cr.rule.id
+    return None
 
 
 def edge_rule(game: Game, action: Action) -> str | None:

@@ -34,6 +34,7 @@ when unset), in the mode DURAK_MISBEHAVE names:
     interrupt    raises KeyboardInterrupt itself (no Ctrl-C was pressed)
     huge         answers with a 3 MB string in its result
     not-json     answers with a set in its result
+    skip-most    skips every deal whose trump is not a spade (about three deals in four)
 """
 
 from __future__ import annotations
@@ -45,13 +46,13 @@ import subprocess
 import sys
 import time
 
-from durak_spec.conformance.engine import ReferenceEngine
+from durak_spec.conformance.engine import ReferenceEngine, Skip
 from durak_spec.conformance.examples.reference_engine import serve
 
 MODES = ("crash", "hang", "exit", "garbage", "flood", "wrong-id", "both", "missing-keys",
          "bad-result", "slow-start", "orphan", "stderr", "escape")
 PYTHON_MODES = ("sys-exit", "os-exit", "hang", "spin", "many-legal", "crash", "interrupt", "huge",
-                "not-json")
+                "not-json", "skip-most")
 STDERR_BYTES = 1_000_000
 FLOOD_BYTES = 2_000_000
 
@@ -164,6 +165,8 @@ class MisbehavingEngine(ReferenceEngine):
 
     def start(self, variant: dict, setup: dict) -> None:
         self.flooding = False
+        if self.mode == "skip-most" and not str(setup.get("trump", "")).endswith("S"):
+            raise Skip("this engine deals only with spades as trump")
         super().start(variant, setup)
 
     def legal(self) -> dict:

@@ -386,3 +386,28 @@ def test_a_campaign_whose_engine_played_no_step_claims_no_coverage_and_exits_3(t
     assert "TESTED TOO LITTLE" in result.output
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["fuzz"][0]["coverage"] == {}
+
+
+def test_a_campaign_whose_engine_skipped_most_deals_exits_3_with_the_reasons(tmp_path, monkeypatch):
+    monkeypatch.setenv("DURAK_MISBEHAVE", "skip-most")  # plays only deals with a spade trump
+    result = _cli("--adapter", f"python:{EXAMPLES}.misbehaving_engine:MisbehavingEngine",
+                  "--games", "3", "--players", "2", "--out", tmp_path, "-q", "--report",
+                  tmp_path / "r.json")
+    assert result.exit_code == 3, result.output
+    assert "TESTED TOO LITTLE: the engine skipped" in result.output
+    assert "this engine deals only with spades as trump" in result.output
+    campaign = json.loads((tmp_path / "r.json").read_text())["fuzz"][0]
+    assert campaign["games"] == 3 and campaign["skipped"] > 3
+    assert campaign["skip_reasons"][0]["reason"] == "this engine deals only with spades as trump"
+
+
+def test_fuzz_advises_no_option_that_only_explains_a_witness(spec, tmp_path):
+    """A trump that beats no plain card looks like `trump = none` or `spades_only_by_spades` in
+    one short witness; the games the engine played refute both, so fuzz says what check says."""
+    name = f"python:{EXAMPLES}.mutants:trump_beats_only_trump"
+    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=20, players=(2,), diagnosis=2.0)
+    beat = [e for e in result.entries if e.witness.rule == "defence.beat"]
+    assert beat and any(e.as_if for e in beat), [(e.signature, e.as_if) for e in beat]
+    assert all(e.advice is None for e in beat)
+    assert not any("plays as if" in (e.witness.diagnosis or "") for e in beat), \
+        [e.witness.diagnosis for e in beat]
