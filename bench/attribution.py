@@ -49,7 +49,7 @@ MULTI = ["cover_earliest_only+attacker_again_after_take",
          "trump_beats_only_trump+cap_five",
          "trump_beats_only_trump+take_when_all_beaten+beaten_off_skips_defender",
          "adds_to_empty_hand+throw_in_seat_order_after_take+draw_counterclockwise",
-         "cover_earliest_only+out_stays_in_rotation+turn_up_drawn_first+named_suit_anywhere"
+         "cover_earliest_only+passed_player_adds+turn_up_drawn_first+named_suit_anywhere"
          "+first_attacker_highest_trump",
          "trump_beats_only_trump+take_when_all_beaten+beaten_off_skips_defender+out_before_draw"
          "+no_cap"]

@@ -140,13 +140,14 @@ def kind_of(r) -> str:
 
 _NUMBERS = re.compile(r"\d+(\.\d+)?")
 _QUOTED = re.compile(r"('[^']*'|\"[^\"]*\")")
+_BRACKETED = re.compile(r"\([^()]*\)?|\[[^\[\]]*\]?")  # a ruleset, a position, a list
 
 
 def error_signature(message: str) -> str:
     """An engine error's kind and message without its particulars (numbers, quoted values, what
     the runner did next): errors that differ only in those are one problem."""
     text = str(message).split("; restart")[0]
-    text = _QUOTED.sub("'...'", _NUMBERS.sub("N", text))
+    text = _QUOTED.sub("'...'", _NUMBERS.sub("N", _BRACKETED.sub("(...)", text)))
     return text[:160]
 
 

@@ -143,9 +143,8 @@ TABLE = [
               "opt.draw_order == 'attacker_clockwise_defender_last'"),
              ("rules/draw.yaml", "0 if seat == attacker else (players if seat == defender",
               "0 if seat == attacker else (3 * players if seat == defender"))),
-    M("out_stays_in_rotation", "rotation.defender", "a player who is out is still given the defence",
-      edits=(("rules/rotation.yaml", 'clause: "next_opponent(attacker)"',
-              'clause: "(attacker + 1) % players"'),)),
+    M("passed_player_adds", "throw_in.not_passed", "a player who passed may still add cards",
+      edits=(("rules/throw_in.yaml", 'clause: "not passed(seat)"', 'clause: "True"'),)),
 ]
 MUTANTS = {m.name: m for m in TABLE}
 
