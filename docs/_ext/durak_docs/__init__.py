@@ -19,7 +19,7 @@ from sphinx.util import logging
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.yamlio import InputError
 
-from . import directives, engines_site, links, position, reference, state, transcript
+from . import directives, engines_site, links, position, reference, rulebook, state, transcript
 from .data import DocsData
 from .pages import build_pages
 
@@ -108,7 +108,7 @@ def setup(app):
     app.connect("builder-inited", generate)
     app.connect("include-read", links.on_include_read)
     for table in (directives.DIRECTIVES, reference.DIRECTIVES, position.DIRECTIVES,
-                  transcript.DIRECTIVES, engines_site.DIRECTIVES):
+                  transcript.DIRECTIVES, engines_site.DIRECTIVES, rulebook.DIRECTIVES):
         for name, cls in table.items():
             app.add_directive(name, cls)
     app.add_transform(ExactIds)

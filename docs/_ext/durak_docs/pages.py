@@ -40,6 +40,7 @@ def build_pages(data: DocsData, gendir: Path) -> dict[str, str]:
     pages = _rule_pages(data, positions)
     pages["options.rst"] = _options_page(data)
     pages["presets.rst"] = _presets_page(data)
+    pages.update(_rulebook_pages(data))
     pages["disputes.rst"] = _disputes_page(data)
     pages["invariants.rst"] = _invariants_page(data)
     pages["sources.rst"] = (HEADER.format(what="spec/sources.yaml") + title("Sources")
@@ -112,6 +113,21 @@ def _presets_page(data: DocsData) -> str:
     for name in data.spec.presets:
         text += title(f"``{name}``", 1, f"preset.{name}") + directive("durak-preset", name)
     return text
+
+
+def _rulebook_pages(data: DocsData) -> dict[str, str]:
+    """A rulebook per preset (rulebook.py), and their index."""
+    index = HEADER.format(what="spec/presets.yaml and spec/rules/") + title("Rulebooks")
+    index += ("One page per preset: the rules in force under it, in the order a player reads a "
+              "rulebook, with the preset's own option values and where in the sources each comes "
+              "from.\n\n")
+    index += ".. toctree::\n   :maxdepth: 1\n\n" + "".join(f"   {p}\n" for p in data.spec.presets)
+    pages = {"rulebook/index.rst": index + "\n"}
+    for name in data.spec.presets:
+        pages[f"rulebook/{name}.rst"] = (HEADER.format(what="spec/presets.yaml and spec/rules/")
+                                         + title(f"Rulebook: ``{name}``", 0, f"rulebook.{name}")
+                                         + directive("durak-rulebook", name))
+    return pages
 
 
 def _disputes_page(data: DocsData) -> str:
