@@ -27,7 +27,7 @@ def test_a_setup_with_no_seats_says_how_many_players_the_deck_is_for(spec, tmp_p
     setup.write_text("hands: []\ntalon: []\ntrump: 6H\n")
     result = run("deal", setup)
     assert result.exit_code == 2 and "0 players; this deck is for 2 to 6" in result.output
-    assert "-1" not in result.output
+    assert "seat -1" not in result.output and "0 to -1" not in result.output
 
 
 @pytest.mark.parametrize("args", [
