@@ -117,7 +117,7 @@ def test_the_html_report_opens_with_the_failures_grouped_by_rule(reports):
         assert f"<code>{case}</code> <span class='variants'>under {variants}</span>" in failures
     # the counts link to the failures; rule ids link to their docs page
     assert f"<a class='fail' href='#failures'>{data['summary']['fail']} fail</a>" in page
-    assert "<a href='docs/rules/defence.html#defence.beat'><code>defence.beat</code></a>" in page
+    assert "<a href='docs/_generated/rules/defence.html#defence.beat'><code>defence.beat</code></a>" in page
     # every case run is a row, which the filter can hide when it passes
     assert every.count("<tr class='row-") == len(data["cases"])
     assert every.count("<tr class='row-pass'") == data["summary"]["pass"] > 0
