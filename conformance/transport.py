@@ -630,46 +630,68 @@ def _is_zombie(pid: int) -> bool:
 def _check_json(value, cmd: str) -> None:
     """Raise EngineFault unless `value` is what one answer line of a subprocess could carry:
     JSON values only (garbage), at most MAX_LINE bytes of JSON (flood), MAX_RESULT_DEPTH levels.
-    It walks the value once, stopping as soon as the bound is passed."""
+    It walks the value once, containers on a stack and their scalars in place, and stops as
+    soon as the bound is passed."""
     budget = MAX_LINE
-    stack = [(value, 0)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        v, depth = pop()
-        if isinstance(v, str):
-            budget -= len(v) + 3
-        elif v is None or isinstance(v, bool):
-            budget -= 6
-        elif isinstance(v, int):
-            budget -= 2 + v.bit_length() * 3 // 10
-        elif isinstance(v, float):
-            if not math.isfinite(v):
-                raise EngineFault("garbage", f"answered {cmd} with {v!r}, which JSON cannot carry")
-            budget -= 25
-        elif isinstance(v, (list, tuple, dict)):
-            budget -= 2 + len(v)
+    todo = [(value, 0)]
+    while todo:
+        v, depth = todo.pop()
+        kind = type(v)
+        if kind is not dict and kind is not list and kind is not tuple:
+            budget -= _other(v, cmd, todo, depth)
             if budget < 0:
                 break
-            if depth >= MAX_RESULT_DEPTH:
-                raise EngineFault("garbage", f"answered {cmd} with a value nested deeper than "
-                                             f"{MAX_RESULT_DEPTH} levels")
-            if isinstance(v, dict):
-                for k, x in v.items():
-                    if not isinstance(k, str):
-                        raise EngineFault("garbage", f"answered {cmd} with a {type(k).__name__} "
-                                                     f"key {str(k)[:40]!r}; JSON keys are strings")
-                    budget -= len(k) + 3
-                    push((x, depth + 1))
+            continue
+        budget -= 2 + len(v)
+        if budget < 0:
+            break
+        if depth >= MAX_RESULT_DEPTH:
+            raise EngineFault("garbage", f"answered {cmd} with a value nested deeper than "
+                                         f"{MAX_RESULT_DEPTH} levels")
+        if kind is dict:
+            for k in v:
+                if type(k) is not str:
+                    raise EngineFault("garbage", f"answered {cmd} with the key {str(k)[:40]!r} "
+                                                 f"of type {type(k).__name__}; JSON keys are "
+                                                 "strings")
+                budget -= len(k) + 3
+            v = v.values()
+        for x in v:
+            kind = type(x)
+            if kind is str:
+                budget -= len(x) + 3
+            elif kind is int:
+                budget -= 2 + x.bit_length() * 3 // 10
+            elif x is None or kind is bool:
+                budget -= 6
+            elif kind is dict or kind is list or kind is tuple:
+                todo.append((x, depth + 1))
             else:
-                for x in v:
-                    push((x, depth + 1))
-        else:
-            raise EngineFault("garbage", f"answered {cmd} with a {type(v).__name__}, which JSON "
-                                         "cannot carry")
+                budget -= _other(x, cmd, todo, depth + 1)
         if budget < 0:
             break
     if budget < 0:
         raise EngineFault("flood", f"answered {cmd} with more than {MAX_LINE:,} bytes of JSON")
+
+
+def _other(v, cmd: str, todo: list, depth: int) -> int:
+    """The JSON size of a value _check_json's fast paths do not take (a float, a subclass of a
+    JSON type; a container goes on `todo`), or EngineFault (garbage) if JSON cannot carry it."""
+    if isinstance(v, str):
+        return len(v) + 3
+    if v is None or isinstance(v, bool):
+        return 6
+    if isinstance(v, int):
+        return 2 + v.bit_length() * 3 // 10
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise EngineFault("garbage", f"answered {cmd} with {v!r}, which JSON cannot carry")
+        return 25
+    if isinstance(v, (dict, list, tuple)):
+        todo.append((dict(v) if isinstance(v, dict) else list(v), depth))
+        return 0
+    raise EngineFault("garbage", f"answered {cmd} with a {type(v).__name__}, which JSON cannot "
+                                 "carry")
 
 
 def _bounded_list(items) -> list:

@@ -438,3 +438,19 @@ def test_protocol_lines_are_written_alike_with_or_without_orjson(fast, monkeypat
     line = protocol.dumps(message)
     assert "\n" not in line
     assert repr(json.loads(line)) == repr(json.loads(json.dumps(message)))
+
+
+def test_an_in_process_result_is_bounded_as_cheaply_as_an_answer_line():
+    from durak_spec.conformance.transport import _check_json
+
+    cycle: list = []
+    cycle.append(cycle)
+    faults = {"flood": [{"note": "x" * 2_000_000}, {"actions": list(range(2_000_000))}],
+              "garbage": [{"a": {1}}, {"a": float("nan")}, {1: "a"}, cycle, {"o": object()}]}
+    for what, values in faults.items():
+        for value in values:
+            with pytest.raises(EngineFault) as caught:
+                _check_json(value, "apply")
+            assert caught.value.what == what, (what, caught.value)
+    _check_json({"state": {"hands": [["6S", "QS"], ["7S"]], "fool": None, "taking": False,
+                           "n": 3, "score": 1.5, "pairs": [("6S", None)]}}, "state")
