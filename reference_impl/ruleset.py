@@ -557,7 +557,10 @@ class Ruleset:
         for kind, offered in self.named_forms.items():
             ns[f"_forms_{kind}"] = partial(_with_forms, offered)
         ns.update(_MAX_SETTLE=MAX_SETTLE, _deadlock=partial(_deadlock, self.name),
-                  _unsettled=partial(_unsettled, self.name), _PROGRAM=self.failing_clause)
+                  _unsettled=partial(_unsettled, self.name),
+                  # how lang.failure_of names a clause that raises in this program: keep it, and
+                  # keep the state a local named `s` (tests/reference_impl/test_clause_errors.py)
+                  _PROGRAM=self.failing_clause)
         self.source = "\n".join(lines)
         code = self._memo(("source", self.source),
                           lambda: compile(self.source, f"<legal actions of {self.name}>", "exec"))
