@@ -30,7 +30,10 @@ class NotInlinable(Exception):
 def _body(fn) -> tuple[ast.FunctionDef, frozenset]:
     """The function's definition, and the names it binds (its locals; a primitive's g, s and a
     stay as the caller names them)."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):  # no source to read (a build without .py files)
+        raise NotInlinable(f"no source for {getattr(fn, '__name__', fn)!r}") from None
     func = tree.body[0]
     if not isinstance(func, ast.FunctionDef):
         raise NotInlinable(f"{fn.__name__} is not a plain function")

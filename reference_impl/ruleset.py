@@ -671,8 +671,12 @@ class Ruleset:
         """A call of primitive `fn` as unindented lines and the names they need: its body written
         out where it can be (not without `decisions`), else a call; shared by the rulesets whose
         decisions it asks for are decided alike."""
-        own = decisions is not None and getattr(primitives, fn.__name__, None) is fn
-        asked = tuple(sorted((n, decisions.get(n)) for n in decisions_asked(fn))) if own else ()
+        fn_name = getattr(fn, "__name__", "")
+        own = decisions is not None and getattr(primitives, fn_name, None) is fn
+        try:
+            asked = tuple(sorted((n, decisions.get(n)) for n in decisions_asked(fn))) if own else ()
+        except NotInlinable:
+            own, asked = False, ()
         key = ("primitive", fn, own, tuple(sorted(keywords.items())), prefix, action, asked)
 
         def make():
@@ -682,7 +686,7 @@ class Ruleset:
                             module_helpers(fn))
                 except NotInlinable:
                     pass
-            name = f"_do{prefix}" + (fn.__name__ if fn.__name__.isidentifier() else "call")
+            name = f"_do{prefix}" + (fn_name if fn_name.isidentifier() else "call")
             args = f"g, s, {action}" + "".join(f", {k}={v!r}" for k, v in keywords.items())
             return [f"{name}({args})"], {name: fn}
         return self._memo(key, make)

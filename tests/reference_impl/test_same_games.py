@@ -10,7 +10,7 @@ import json
 import pytest
 from game_identity import CI_SEEDS, HASHES, block_digest, player_counts, rules_key
 
-from durak_spec.reference_impl import primitives
+from durak_spec.reference_impl import inline, primitives
 from durak_spec.reference_impl.spec import shipped_spec
 
 RECORDED = json.loads(HASHES.read_text()) if HASHES.exists() else {"games": {}, "rules": {}}
@@ -33,10 +33,11 @@ def test_every_preset_plays_the_games_recorded_before_the_flat_program(spec, pre
 
 
 def test_a_changed_rule_plays_other_games_and_says_its_rules_changed(spec, spec_copy):
-    """The digests see a difference in play: after a take, the next attacker is the defender's
-    left neighbour's neighbour (rule rotation.after_take)."""
-    spec_copy.edit("rules/rotation.yaml", 'clause: "next_opponent(defender)"',
-                   'clause: "next_opponent(next_opponent(defender))"')
+    """The digests see a difference in play: after a bout beaten off, the defender's left
+    neighbour attacks instead of the defender (rule rotation.after_beaten_off)."""
+    spec_copy.edit("rules/rotation.yaml",
+                   'clause: "defender if not is_out(defender) else left(defender)"',
+                   'clause: "left(defender) if not is_out(defender) else defender"')
     edited = spec_copy.load().ruleset("podkidnoy")
     assert rules_key(edited) != RECORDED["rules"]["podkidnoy"]
     assert rules_key(spec.ruleset("podkidnoy")) == RECORDED["rules"]["podkidnoy"]
@@ -57,3 +58,23 @@ def test_primitives_written_out_play_as_primitives_called(spec, preset, monkeypa
     assert "_do_bout_taken0_" in called.step_source
     for n in (2, 4):
         assert block_digest(inlined, n, 0, 3) == block_digest(called, n, 0, 3), (preset, n)
+
+
+def test_without_the_primitives_source_the_step_calls_them(spec_copy, monkeypatch):
+    """Where primitives.py's source cannot be read (a build without .py files), nothing is
+    written out and the games are the same."""
+    def no_source(obj):
+        raise OSError("could not get source code")
+
+    cached = (inline._body, inline.decisions_asked, inline.inline_source)
+    for fn in cached:
+        fn.cache_clear()
+    monkeypatch.setattr(inline.inspect, "getsource", no_source)
+    try:
+        ruleset = spec_copy.load().ruleset("podkidnoy")
+        assert "_do_attack0_add_attack_card(g, s, a)" in ruleset.step_source
+        have = block_digest(ruleset, 2, 0, CI_SEEDS)
+    finally:
+        for fn in cached:
+            fn.cache_clear()
+    assert have == RECORDED["games"]["podkidnoy"]["2"][0]
