@@ -576,8 +576,8 @@ def _target_choice(game: Game, eng: set[str], missing: list[str]) -> str | None:
     lost = {a.target for a in covers if action_text(a) in missing}
     if not lost or len(missing) != sum(1 for t in missing if t.split()[1:2] == ["cover"]):
         return None
-    if lost == {a.target for a in covers}:
-        return None  # no card may be covered at all: not a choice of target
+    if lost >= {t for t, d in game.state.table if d is None}:
+        return None  # no attack card may be covered at all: not a choice of target
     if any((a.target in lost) == (action_text(a) in eng) for a in covers):
         return None
     for cr in game.ruleset.legality.get("cover", ()):
