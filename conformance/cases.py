@@ -96,6 +96,11 @@ def case_schema() -> dict:
     return json.loads((HERE / "schemas" / "case.schema.json").read_text())
 
 
+@lru_cache(maxsize=None)
+def from_deal_schema() -> dict:
+    return json.loads((HERE / "schemas" / "from_deal.schema.json").read_text())
+
+
 def _yaml_path(parts) -> str:
     out = ""
     for p in parts:
@@ -116,6 +121,13 @@ def parse_case(data, spec: Spec, file: str = "<case>", rel_id: str | None = None
             err = jsonschema.exceptions.best_match(errors)
             raise CaseError(file, f"{err.message} (schema case.schema.json)",
                             _yaml_path(err.absolute_path))
+        if "from_deal" in data:
+            validator = jsonschema.Draft202012Validator(from_deal_schema())
+            errors = sorted(validator.iter_errors(data["from_deal"]), key=lambda e: len(e.absolute_path))
+            if errors:
+                err = jsonschema.exceptions.best_match(errors)
+                raise CaseError(file, f"{err.message} (schema from_deal.schema.json)",
+                                _yaml_path(["from_deal", *err.absolute_path]))
     if rel_id is not None and data["id"] != rel_id:
         raise CaseError(file, f"id {data['id']!r} must repeat the file's path: {rel_id!r}", "id")
     known = _spec_view(spec)[1]

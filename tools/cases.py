@@ -1,13 +1,15 @@
 """`durak cases`: record conformance cases with the reference interpreter (record, golden, cover,
-match)."""
+match), and reach their positions from deals (from-deal)."""
 
 from __future__ import annotations
 
+import fnmatch
 from pathlib import Path
 
 import click
 
 from durak_spec.conformance.cases import CASES_DIR, CaseError, dump_case, load_suite, write_case
+from durak_spec.conformance.fromdeal import reach
 from durak_spec.conformance.matches import check_match_case, record_match
 from durak_spec.conformance.record import coverage_case, golden_case, record_case
 from durak_spec.reference_impl.errors import DurakError
@@ -162,3 +164,41 @@ def match_cases_command(ctx, variants, options, players, deals, max_deals, seed,
             progress.console.print(f"wrote {path} ({len(deals_made)} deals, {over})",
                                    highlight=False, markup=False, soft_wrap=True)
             progress.advance()
+
+
+@cases_group.command("from-deal")
+@click.option("--cases-dir", "cases_dir", type=click.Path(file_okay=False, exists=True), default=None,
+              help="Root folder of the cases (default: the shipped suite).")
+@click.option("--case", "patterns", multiple=True, metavar="GLOB", help="Case ids (repeatable).")
+@click.option("--write", is_flag=True,
+              help="Write each case's `from_deal` block into its file (else only report).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or status lines.")
+@click.pass_context
+def from_deal_command(ctx, cases_dir, patterns, write, quiet):
+    """Find, for each case that starts from a mid-deal position, the deal and the legal actions
+    that reach it under each of its presets (conformance/fromdeal.py), or why none does."""
+    spec = _load(ctx)
+    root = Path(cases_dir) if cases_dir else CASES_DIR
+    suite = load_suite(spec, root)
+    picked = [c for c in suite.cases if c.is_position and
+              (not patterns or any(fnmatch.fnmatchcase(c.id, p) for p in patterns))]
+    if not picked:
+        raise UserError(f"no case that starts from a position under {root}")
+    counts: dict[str, int] = {}
+    with ProgressReport("cases from-deal", len(picked), "cases", quiet=quiet) as progress:
+        for case in picked:
+            block = {}
+            for preset in case.variants:
+                found = reach(spec.ruleset(preset, case.options), case.setup)
+                block[preset] = found.to_json()
+                counts[found.status] = counts.get(found.status, 0) + 1
+                if found.status != "found":
+                    progress.console.print(f"{case.id} under {preset}: {found.status}: {found.why}",
+                                           highlight=False, markup=False, soft_wrap=True)
+            if write:
+                data = load_file(case.file)
+                data["from_deal"] = block
+                Path(case.file).write_text(dump_case(data))
+            progress.advance()
+    click.echo(", ".join(f"{n} {s}" for s, n in sorted(counts.items())) +
+               (f"; wrote {len(picked)} case file(s) under {root}" if write else ""))

@@ -1,0 +1,426 @@
+"""A mid-deal position reached from a deal: the deal and the legal actions that lead to it.
+
+Most engines can only deal and play (PROTOCOL.md: `positions: false`). For a case that starts
+from a position, `reach` finds a deal (hands, talon, trump, dealer, and the first attacker where
+the rules would pick another) and a prefix of legal actions after which the reference's observable
+state is exactly the position's: hands, talon in order, trump, table, roles, taking, passed, out,
+discard count, bout and beaten bouts. Every answer is checked by replaying it on the reference.
+
+The search is constructive. The position's table is the current bout: its attack cards are laid
+and covered again from a deal in which their players still hold them, in every order the rules
+allow (a depth-first search over the reference's own legal actions, so every rule of the variant
+is obeyed, none restated here). Earlier bouts, where the position counts some (bout, beaten_bouts),
+are played before it as the shortest bouts there are: a card beaten off with a card of the discard,
+or a card taken into the hand that holds it. Where the search covers every history that can end in
+the position (the first bout, two players or every assignment of attack cards to players, no
+action kind that moves roles or cards otherwise, within the bound), a failure proves the position
+unreachable and the answer says so; otherwise it says that none was found within the bound.
+
+The result is language-neutral (schemas/from_deal.schema.json), shipped in case files under
+`from_deal:` for the case's own presets (CASES.md), and cached per spec, variant and case.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+
+from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.notation import action_text, state_json
+from durak_spec.reference_impl.state import Action
+from durak_spec.reference_impl.vocab import ACTIONS
+
+NODES = 4000          # bound on the reference states one search visits
+ASSIGNMENTS = 64      # bound on the ways of giving the table's attack cards to players
+PRIOR_ORDERS = 64     # bound on the orders of earlier bouts (beaten off or taken) tried
+# Action kinds that move the roles within a bout (transfer, show): the search does not play them,
+# so where one can be legal a failed search proves nothing. The others (a trump exchange, an
+# exchange with the talon, a redeal) change neither the table nor a hand's size, and a deal may
+# hold their outcome directly.
+MOVES_ROLES = tuple(k for k, a in ACTIONS.items() if a.get("moves_roles"))
+
+
+@dataclass
+class Reached:
+    """The answer of a search: `found` (setup and prefix), `unreachable` (a proof: the search
+    covered every history) or `not_found` (within its bound); `why` says what stopped it, `rule`
+    the rule that forbids the action the position needs, where one does."""
+
+    status: str
+    setup: dict | None = None
+    prefix: list[str] = field(default_factory=list)
+    why: str = ""
+    rule: str = ""
+    nodes: int = 0
+    seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        """The language-neutral block (schemas/from_deal.schema.json)."""
+        if self.status == "found":
+            return {"setup": self.setup, "prefix": list(self.prefix)}
+        out = {"unreachable" if self.status == "unreachable" else "not_found": self.why}
+        if self.rule:
+            out["rule"] = self.rule
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Reached":
+        if "setup" in data:
+            return cls("found", data["setup"], list(data.get("prefix", [])))
+        if "unreachable" in data:
+            return cls("unreachable", why=data["unreachable"], rule=data.get("rule", ""))
+        return cls("not_found", why=data.get("not_found", ""), rule=data.get("rule", ""))
+
+
+def observe(state) -> tuple:
+    """The observable state a position fixes, in a form compared as a whole."""
+    view = state_json(state)
+    return (tuple(tuple(sorted(h)) for h in view["hands"]), tuple(view["talon"]), view["trump"],
+            view.get("hidden"), tuple(sorted(tuple(p) for p in view["table"])), view["attacker"],
+            view["defender"], view["taking"], tuple(view["passed"]), tuple(view["out"]),
+            view["discard_count"], view["bout"], view["beaten_bouts"], view["finished"])
+
+
+_FIELDS = ("hands", "talon", "trump", "hidden", "table", "attacker", "defender", "taking", "passed",
+           "out", "discard count", "bout", "beaten bouts", "finished")
+
+
+def first_difference(a: tuple, b: tuple) -> str:
+    for name, x, y in zip(_FIELDS, a, b):
+        if x != y:
+            return f"{name}: {x!r} instead of {y!r}"
+    return ""
+
+
+def check(ruleset, position: dict, reached: Reached) -> str | None:
+    """Why `reached` does not lead to `position` under `ruleset` (replayed on the reference), or
+    None when it does: same observable state and the same legal actions."""
+    try:
+        target = Game(ruleset, Setup.from_json(position, ruleset.deck, ruleset.player_limits))
+        game = play(ruleset, reached)
+    except (DurakError, RuntimeError) as exc:
+        return str(exc)
+    have, want = observe(game.state), observe(target.state)
+    if have != want:
+        return f"the prefix ends elsewhere ({first_difference(have, want)})"
+    if _legal(game) != _legal(target):
+        return "the prefix ends in the position's cards but with other legal actions"
+    return None
+
+
+def play(ruleset, reached: Reached) -> Game:
+    """The reference game after the deal and the prefix (IllegalAction if a step is illegal)."""
+    game = Game(ruleset, Setup.from_json(reached.setup, ruleset.deck, ruleset.player_limits))
+    for text in reached.prefix:
+        game.apply_action(game.parse_action(text))
+    return game
+
+
+def _legal(game: Game) -> set[str]:
+    return {action_text(a) for a in game.legal_actions()}
+
+
+def reach(ruleset, position: dict, nodes: int = NODES) -> Reached:
+    """Search a deal and a prefix that reach `position` under `ruleset`."""
+    t0 = time.perf_counter()
+    search = _Search(ruleset, position, nodes)
+    try:
+        result = search.run()
+    except DurakError as exc:
+        result = Reached("not_found", why=f"the position cannot be played: {exc}")
+    result.nodes, result.seconds = search.nodes, time.perf_counter() - t0
+    return result
+
+
+class _Budget(Exception):
+    pass
+
+
+class _Search:
+    def __init__(self, ruleset, position: dict, nodes: int):
+        self.rs, self.position, self.limit = ruleset, position, nodes
+        self.nodes = 0
+        self.cut = False          # a bound stopped some branch: a failure proves nothing
+        self.best = (-1, "", "")  # (progress, why, rule) of the deepest dead end
+
+    # -- the whole search -----------------------------------------------------------------------
+    def run(self) -> Reached:
+        rs = self.rs
+        pos = Setup.from_json(self.position, rs.deck, rs.player_limits)
+        unsettled = Game.unsettled(rs, pos)
+        target = Game(rs, pos)
+        self.want, self.want_legal = observe(target.state), _legal(target)
+        if not pos.is_position:
+            return Reached("found", pos.to_json(), [])
+        if observe(unsettled.state) != self.want:
+            return Reached("unreachable", why="the rules end the bout at once in this position "
+                           "(nobody may act in it), so no history stops there")
+        # roles a position leaves out are the rules' (Game decided them)
+        pos.attacker, pos.defender = target.state.attacker, target.state.defender
+        self.pos = pos
+        prior = pos.bout - 1
+        try:
+            found = self._current_bout(prior) if prior == 0 else self._after_bouts(prior)
+        except _Budget:
+            found, self.cut = None, True
+        if found is not None:
+            return found
+        progress, why, rule = self.best
+        complete = not self.cut and prior == 0 and self._simple_variant()
+        why = why or "no order of the table's cards could be played"
+        if not complete and not self.cut and any(
+                not any(cr.clause.const and cr.clause.value is False for cr in rs.legality.get(k, []))
+                for k in MOVES_ROLES):
+            why += f"; the search does not play {' or '.join(MOVES_ROLES)}, which this variant allows"
+        if complete:
+            return Reached("unreachable", why=why, rule=rule)
+        bound = f" within its bound of {self.limit} states" if self.cut else ""
+        return Reached("not_found", why=f"no history found{bound}; {why}", rule=rule)
+
+    def _simple_variant(self) -> bool:
+        """No action kind but laying, covering, taking and passing can be legal under the
+        variant, and every assignment of attack cards to players was tried."""
+        for kind in MOVES_ROLES:
+            rules = self.rs.legality.get(kind, [])
+            if not any(cr.clause.const and cr.clause.value is False for cr in rules):
+                return False
+        return not self._assignments_cut
+
+    # -- the current bout -------------------------------------------------------------------------
+    def _current_bout(self, prior: int, history=None) -> Reached | None:
+        """Lay the table from a deal (after `history`: earlier bouts, when given)."""
+        pos = self.pos
+        attacks = [a for a, _ in pos.table]
+        for hands, prefix_bouts, attacker in (history or [(None, None, pos.attacker)]):
+            for owners in self._assignments(attacks, attacker):
+                found = self._lay(owners, hands, prefix_bouts, attacker)
+                if found is not None:
+                    return found
+        return None
+
+    def _assignments(self, attacks, attacker):
+        """Who laid each attack card: the main attacker first, then other players who may add."""
+        pos = self.pos
+        others = [s for s in range(pos.players) if s not in (attacker, pos.defender)]
+        self._assignments_cut = False
+        choices = [attacker] + others
+        count = 0
+        for owners in itertools.product(choices, repeat=len(attacks)):
+            if count == ASSIGNMENTS:
+                self._assignments_cut = True
+                return
+            count += 1
+            yield owners
+
+    def _deal_hands(self, owners, hands=None) -> list[list]:
+        pos = self.pos
+        out = [list(h) for h in (hands if hands is not None else pos.hands)]
+        for (a, d), seat in zip(pos.table, owners):
+            out[seat].append(a)
+            if d is not None:
+                out[pos.defender].append(d)
+        return out
+
+    def _lay(self, owners, hands, prefix_bouts, attacker) -> Reached | None:
+        pos, rs = self.pos, self.rs
+        deal_hands = self._deal_hands(owners, hands)
+        if prefix_bouts is None:
+            setup = Setup(deal_hands, list(pos.talon), pos.trump, pos.dealer, hidden=pos.hidden)
+            try:
+                game = Game(rs, setup)
+            except DurakError:
+                game = None
+            if game is None or game.state.attacker != attacker:
+                setup.attacker = attacker
+                try:
+                    game = Game(rs, setup)
+                except DurakError as exc:
+                    self._dead(0, f"its deal cannot be played: {exc}", "")
+                    return None
+            prefix: list[str] = []
+        else:
+            setup, prefix = prefix_bouts(deal_hands)
+            if setup is None:
+                return None
+            game = setup_game = Game(rs, setup)
+            del setup_game
+            for text in prefix:
+                game.apply_action(game.parse_action(text))
+        if game.state.defender != pos.defender or game.state.attacker != attacker:
+            self._dead(0, f"a bout opened by seat {attacker} is defended by seat "
+                       f"{game.state.defender}, not by seat {pos.defender}", "")
+            return None
+        owner = dict(zip([a for a, _ in pos.table], owners))
+        covers = {a: d for a, d in pos.table if d is not None}
+        path: list[str] = []
+        seen: set = set()
+        if self._dfs(game, owner, covers, path, seen):
+            return Reached("found", setup.to_json(), prefix + path)
+        return None
+
+    def _dfs(self, game: Game, owner: dict, covers: dict, path: list, seen: set) -> bool:
+        self.nodes += 1
+        if self.nodes > self.limit:
+            raise _Budget()
+        s = game.state
+        if observe(s) == self.want:
+            if _legal(game) == self.want_legal:
+                return True
+            self._dead(99, "the table is laid but other actions are legal there", "")
+        key = (tuple(sorted(id(c) for p in s.table for c in p if c is not None)), s.taking,
+               tuple(s.passed))
+        if key in seen:
+            return False
+        seen.add(key)
+        on_table = {a for a, _ in s.table}
+        covered = {a for a, d in s.table if d is not None}
+        pos = self.pos
+        moves, missing = [], []
+        legal = game.legal_actions()
+        for a in legal:
+            kind, card = a.kind, a.card
+            if kind in ("attack", "throw") and card in owner and card not in on_table \
+                    and owner[card] == a.seat:
+                moves.append((0, a))
+            elif kind == "cover" and covers.get(a.target) is card and a.target not in covered:
+                moves.append((0, a))
+            elif kind == "take" and pos.taking and not s.taking:
+                moves.append((1, a))
+            elif kind == "pass":
+                moves.append((2, a))
+        for card, seat in owner.items():  # what the position needs and the rules forbid now
+            if card not in on_table:
+                missing.append(Action("throw" if s.table else "attack", seat, card))
+        for target, card in covers.items():
+            if target in on_table and target not in covered:
+                missing.append(Action("cover", pos.defender, card, target))
+        bout = s.bout_number
+        placed = len(on_table) + len(covered) + (1 if s.taking else 0)
+        for a in missing:
+            if a not in legal:
+                rule, reason = game.explain(a)
+                self._dead(placed + 1, f"{rule or 'the rules'} forbid(s) `{action_text(a)}` "
+                           f"({reason})" if reason else f"`{action_text(a)}` is not legal", rule)
+                break
+        for _, a in sorted(moves, key=lambda m: m[0]):
+            child = game.clone()
+            child.apply_action(a)
+            if child.state.bout_number != bout or child.state.finished:
+                if a.kind != "pass":
+                    self._dead(placed + 1, f"`{action_text(a)}` ends the bout", "")
+                continue
+            path.append(action_text(a))
+            if self._dfs(child, owner, covers, path, seen):
+                return True
+            path.pop()
+        return False
+
+    def _dead(self, progress: int, why: str, rule: str) -> None:
+        """Remember the deepest dead end (a rule's verdict over a bout that ends at equal depth)."""
+        if (progress, bool(rule)) > (self.best[0], bool(self.best[2])):
+            self.best = (progress, why, rule)
+
+    # -- earlier bouts ------------------------------------------------------------------------------
+    def _after_bouts(self, prior: int) -> Reached | None:
+        """Earlier bouts before the table: each a single card beaten off with a card of the
+        discard, or taken by the defender into the hand that holds it now; the orders of beaten
+        and taken bouts and the first attacker are searched, the table laid after each."""
+        pos, rs = self.pos, self.rs
+        beaten = pos.beaten_bouts
+        taken = prior - beaten
+        game = Game(rs, pos)
+        discard = list(game.state.discard)
+        pairs = self._beaten_pairs(discard, beaten)
+        if pairs is None:
+            self._dead(0, f"{beaten} bout(s) beaten off need {2 * beaten} cards of the discard "
+                       f"that beat each other; the discard holds {len(discard)}", "")
+            return None
+        orders = list(itertools.islice(
+            (o for o in itertools.product((True, False), repeat=prior) if sum(o) == beaten),
+            PRIOR_ORDERS))
+        history = []
+        for order in orders:
+            for first in range(pos.players):
+                if first in pos.out:
+                    continue
+                history.append((None, self._prior(order, first, pairs, taken), pos.attacker))
+        for _, make, attacker in history:
+            for owners in self._assignments([a for a, _ in pos.table], attacker):
+                found = self._lay(owners, None, make, attacker)
+                if found is not None:
+                    return found
+        return None
+
+    def _beaten_pairs(self, discard, count):
+        """`count` pairs (attack, cover) of discard cards, the cover higher of the same suit."""
+        cards = sorted(discard, key=lambda c: (c.suit, c.rank))
+        pairs = []
+        i = 0
+        while len(pairs) < count and i + 1 < len(cards):
+            a, b = cards[i], cards[i + 1]
+            if a.suit == b.suit and a.rank != b.rank:
+                pairs.append((a, b))
+                i += 2
+            else:
+                i += 1
+        return pairs if len(pairs) == count else None
+
+    def _prior(self, order, first: int, pairs, taken: int):
+        """A maker of (deal, prefix) for earlier bouts in `order` (True: beaten off), the first
+        opened by seat `first`; None where it does not work out."""
+        rs, pos = self.rs, self.pos
+
+        def make(deal_hands):
+            hands = [list(h) for h in deal_hands]
+            # cards taken in earlier bouts come from the hands that hold them at the end
+            setup = Setup([list(h) for h in hands], list(pos.talon), pos.trump, pos.dealer,
+                          attacker=first, hidden=pos.hidden)
+            try:
+                game = Game(rs, setup)
+            except DurakError:
+                return None, []
+            plan, prefix = list(pairs), []
+            moved: dict = {}
+            for beaten_off in order:
+                s = game.state
+                a, d = s.attacker, s.defender
+                if beaten_off:
+                    x, y = plan.pop()
+                    hands[a].append(x)
+                    hands[d].append(y)
+                    acts = [f"{a} attack {x.text}", f"{d} cover {x.text} with {y.text}"]
+                else:
+                    pool = [c for c in hands[d] if c not in moved and c in pos.hands[d]]
+                    if not pool:
+                        return None, []
+                    x = pool[0]
+                    moved[x] = d
+                    hands[d].remove(x)
+                    hands[a].append(x)
+                    acts = [f"{a} attack {x.text}", f"{d} take"]
+                setup = Setup([list(h) for h in hands], list(pos.talon), pos.trump, pos.dealer,
+                              attacker=first, hidden=pos.hidden)
+                try:
+                    game = Game(rs, setup)
+                    for text in prefix + acts:
+                        game.apply_action(game.parse_action(text))
+                    bout = game.state.bout_number
+                    while game.state.bout_number == bout and not game.state.finished:
+                        passes = [m for m in game.legal_actions() if m.kind == "pass"]
+                        if not passes:
+                            return None, []
+                        game.apply_action(passes[0])
+                        acts.append(action_text(passes[0]))
+                except (DurakError, RuntimeError):
+                    return None, []
+                prefix += acts
+            return setup, prefix
+        return make
+
+
+def unreachable_message(reached: Reached, options: list[tuple[str, str]]) -> str:
+    """'unreachable under X = Y' for the option values that make the difference, where known."""
+    under = f" under {', '.join(f'{n} = {v}' for n, v in options)}" if options else ""
+    return f"unreachable{under}: {reached.why}"
