@@ -35,6 +35,7 @@ from durak_spec.reference_impl.vocab import ACTIONS
 NODES = 4000          # bound on the reference states one search visits
 ASSIGNMENTS = 64      # bound on the ways of giving the table's attack cards to players
 PRIOR_ORDERS = 64     # bound on the orders of earlier bouts (beaten off or taken) tried
+LATER_BOUTS = 3       # a position that does not fix its bout is also sought this many bouts on
 # Action kinds that move the roles within a bout (transfer, show): the search does not play them,
 # so where one can be legal a failed search proves nothing. The others (a trump exchange, an
 # exchange with the talon, a redeal) change neither the table nor a hand's size, and a deal may
@@ -87,26 +88,32 @@ _FIELDS = ("hands", "talon", "trump", "hidden", "table", "attacker", "defender",
            "out", "discard count", "bout", "beaten bouts", "finished")
 
 
-def first_difference(a: tuple, b: tuple) -> str:
-    for name, x, y in zip(_FIELDS, a, b):
+def first_difference(a: tuple, b: tuple, names=_FIELDS) -> str:
+    for name, x, y in zip(names, a, b):
         if x != y:
             return f"{name}: {x!r} instead of {y!r}"
     return ""
 
 
-def check(ruleset, position: dict, reached: Reached) -> str | None:
+def check(ruleset, position: dict, reached: Reached, steps: list[str] | None = None) -> str | None:
     """Why `reached` does not lead to `position` under `ruleset` (replayed on the reference), or
-    None when it does: same observable state and the same legal actions."""
+    None when it does: same observable state (bout counts aside where the position gives none),
+    the same legal actions, and `steps` playing alike from both."""
     try:
         target = Game(ruleset, Setup.from_json(position, ruleset.deck, ruleset.player_limits))
         game = play(ruleset, reached)
     except (DurakError, RuntimeError) as exc:
         return str(exc)
     have, want = observe(game.state), observe(target.state)
+    if free_bout(position):
+        have, want = _sans_counts(have), _sans_counts(want)
     if have != want:
-        return f"the prefix ends elsewhere ({first_difference(have, want)})"
+        names = _FIELDS[:11] + _FIELDS[13:] if free_bout(position) else _FIELDS
+        return f"the prefix ends elsewhere ({first_difference(have, want, names)})"
     if _legal(game) != _legal(target):
         return "the prefix ends in the position's cards but with other legal actions"
+    if steps and not replays_alike(game, target, steps):
+        return "the case's steps play otherwise after the prefix than from the position"
     return None
 
 
@@ -122,10 +129,48 @@ def _legal(game: Game) -> set[str]:
     return {action_text(a) for a in game.legal_actions()}
 
 
-def reach(ruleset, position: dict, nodes: int = NODES) -> Reached:
-    """Search a deal and a prefix that reach `position` under `ruleset`."""
+def _sans_counts(obs: tuple) -> tuple:
+    """An observed state without the bout and beaten-bout counts."""
+    return obs[:11] + obs[13:]
+
+
+def free_bout(position: dict) -> bool:
+    """A position that does not say which bout it is in (no bout, no beaten_bouts)."""
+    return not any(k in position for k in ("bout", "beaten_bouts"))
+
+
+def replays_alike(game: Game, target: Game, steps: list[str]) -> bool:
+    """Whether `steps` play alike from both games: verdicts, rules, observable states (bout
+    counts aside) and legal sets after each."""
+    a, b = game.clone(), target.clone()
+    for text in steps:
+        try:
+            act_a, act_b = a.parse_action(text), b.parse_action(text)
+        except DurakError:
+            return True  # a step in another notation: the runner's business
+        legal_a, legal_b = act_a in a.legal_actions(), act_b in b.legal_actions()
+        if legal_a != legal_b:
+            return False
+        if not legal_a:
+            if a.explain(act_a)[0] != b.explain(act_b)[0]:
+                return False
+            continue
+        try:
+            a.apply_action(act_a)
+            b.apply_action(act_b)
+        except (DurakError, RuntimeError):
+            return False
+        if _sans_counts(observe(a.state)) != _sans_counts(observe(b.state)) or _legal(a) != _legal(b):
+            return False
+    return True
+
+
+def reach(ruleset, position: dict, steps: list[str] | None = None, nodes: int = NODES) -> Reached:
+    """Search a deal and a prefix that reach `position` under `ruleset`; with `steps` (a case's
+    actions), one after which they play as from the position (verdicts, rules, states, legal)."""
     t0 = time.perf_counter()
     search = _Search(ruleset, position, nodes)
+    search.steps = list(steps or [])
     try:
         result = search.run()
     except DurakError as exc:
@@ -144,6 +189,13 @@ class _Search:
         self.nodes = 0
         self.cut = False          # a bound stopped some branch: a failure proves nothing
         self.best = (-1, "", "")  # (progress, why, rule) of the deepest dead end
+        self.best_at = None       # (state, action) where that rule forbids the action
+        self.others_cover = False
+        self._assignments_cut = False
+        # transfers (or a passport shown) can move the roles within the bout: then any seat may
+        # have opened it and laid a card, and the search tries them all
+        self.moves_roles = any(not any(cr.clause.const and cr.clause.value is False
+                                       for cr in ruleset.legality.get(k, [])) for k in MOVES_ROLES)
 
     # -- the whole search -----------------------------------------------------------------------
     def run(self) -> Reached:
@@ -151,10 +203,13 @@ class _Search:
         pos = Setup.from_json(self.position, rs.deck, rs.player_limits)
         unsettled = Game.unsettled(rs, pos)
         target = Game(rs, pos)
-        self.want, self.want_legal = observe(target.state), _legal(target)
+        # a position that does not say which bout it is in may lie in any bout
+        self.free_bout = free_bout(self.position)
+        self.target = target
+        self.want, self.want_legal = self.seen(target.state), _legal(target)
         if not pos.is_position:
             return Reached("found", pos.to_json(), [])
-        if observe(unsettled.state) != self.want:
+        if self.seen(unsettled.state) != self.want:
             return Reached("unreachable", why="the rules end the bout at once in this position "
                            "(nobody may act in it), so no history stops there")
         # roles a position leaves out are the rules' (Game decided them)
@@ -162,38 +217,62 @@ class _Search:
         self.pos = pos
         prior = pos.bout - 1
         try:
-            found = self._current_bout(prior) if prior == 0 else self._after_bouts(prior)
+            found = self._current_bout(prior) if prior == 0 else \
+                self._after_bouts(prior, pos.beaten_bouts)
         except _Budget:
             found, self.cut = None, True
         if found is not None:
             return found
         progress, why, rule = self.best
-        complete = not self.cut and prior == 0 and self._simple_variant()
+        complete = not self.cut and prior == 0 and self._simple_variant() and \
+            not (self.free_bout and self._reads_counters())
+        if self.free_bout and not complete:  # later in the deal, after bouts beaten or taken
+            for later in range(1, LATER_BOUTS + 1):
+                for beaten in range(later, len(pos.out) - 1, -1):
+                    try:
+                        found = self._after_bouts(later, beaten)
+                    except _Budget:
+                        found, self.cut = None, True
+                    if found is not None:
+                        return found
         why = why or "no order of the table's cards could be played"
-        if not complete and not self.cut and any(
-                not any(cr.clause.const and cr.clause.value is False for cr in rs.legality.get(k, []))
-                for k in MOVES_ROLES):
-            why += f"; the search does not play {' or '.join(MOVES_ROLES)}, which this variant allows"
         if complete:
             return Reached("unreachable", why=why, rule=rule)
-        bound = f" within its bound of {self.limit} states" if self.cut else ""
-        return Reached("not_found", why=f"no history found{bound}; {why}", rule=rule)
+        return Reached("not_found", why=f"no history found; {why}; that proves nothing, as "
+                       f"{self._gap(prior)}", rule=rule)
+
+    def _gap(self, prior: int) -> str:
+        """What the search left out, which a failure cannot rule out."""
+        if self.cut:
+            return f"the search stopped at its bound of {self.limit} states"
+        if prior:
+            return "earlier bouts are tried in their simplest shapes only"
+        if self._assignments_cut:
+            return f"at most {ASSIGNMENTS} ways of giving the table's cards to players are tried"
+        if self.others_cover:
+            return "players other than the defender could cover, which the search does not try"
+        return ("the position does not say its bout, and in a later bout the rule might decide "
+                "otherwise")
+
+    def seen(self, state) -> tuple:
+        """The observable state compared; without the bout counts when the position leaves
+        them out (the case replay check, `steps`, then shows they change nothing it tests)."""
+        obs = observe(state)
+        return _sans_counts(obs) if self.free_bout else obs
 
     def _simple_variant(self) -> bool:
-        """No action kind but laying, covering, taking and passing can be legal under the
-        variant, and every assignment of attack cards to players was tried."""
-        for kind in MOVES_ROLES:
-            rules = self.rs.legality.get(kind, [])
-            if not any(cr.clause.const and cr.clause.value is False for cr in rules):
-                return False
-        return not self._assignments_cut
+        """Every opener and assignment of attack cards to players was tried, and nobody but the
+        defender could cover (covers are given to the defender)."""
+        return not self._assignments_cut and not self.others_cover
 
     # -- the current bout -------------------------------------------------------------------------
     def _current_bout(self, prior: int, history=None) -> Reached | None:
         """Lay the table from a deal (after `history`: earlier bouts, when given)."""
         pos = self.pos
         attacks = [a for a, _ in pos.table]
-        for hands, prefix_bouts, attacker in (history or [(None, None, pos.attacker)]):
+        openers = [pos.attacker] + ([s for s in range(pos.players) if s != pos.attacker
+                                     and s not in pos.out] if self.moves_roles else [])
+        for hands, prefix_bouts, attacker in (history or [(None, None, s) for s in openers]):
             for owners in self._assignments(attacks, attacker):
                 found = self._lay(owners, hands, prefix_bouts, attacker)
                 if found is not None:
@@ -203,8 +282,8 @@ class _Search:
     def _assignments(self, attacks, attacker):
         """Who laid each attack card: the main attacker first, then other players who may add."""
         pos = self.pos
-        others = [s for s in range(pos.players) if s not in (attacker, pos.defender)]
-        self._assignments_cut = False
+        others = [s for s in range(pos.players) if s != attacker
+                  and (s != pos.defender or self.moves_roles)]
         choices = [attacker] + others
         count = 0
         for owners in itertools.product(choices, repeat=len(attacks)):
@@ -248,7 +327,8 @@ class _Search:
             del setup_game
             for text in prefix:
                 game.apply_action(game.parse_action(text))
-        if game.state.defender != pos.defender or game.state.attacker != attacker:
+        if not self.moves_roles and (game.state.defender != pos.defender
+                                     or game.state.attacker != attacker):
             self._dead(0, f"a bout opened by seat {attacker} is defended by seat "
                        f"{game.state.defender}, not by seat {pos.defender}", "")
             return None
@@ -265,12 +345,15 @@ class _Search:
         if self.nodes > self.limit:
             raise _Budget()
         s = game.state
-        if observe(s) == self.want:
-            if _legal(game) == self.want_legal:
+        if self.seen(s) == self.want:
+            if _legal(game) != self.want_legal:
+                self._dead(99, "the table is laid but other actions are legal there", "")
+            elif self.steps and not replays_alike(game, self.target, self.steps):
+                self._dead(99, "the table is laid but the case's steps play otherwise there", "")
+            else:
                 return True
-            self._dead(99, "the table is laid but other actions are legal there", "")
-        key = (tuple(sorted(id(c) for p in s.table for c in p if c is not None)), s.taking,
-               tuple(s.passed))
+        key = (observe(s), s.added_since_answer, s.last_adder, tuple(s.can_throw),
+               tuple(s.laid_by), s.transferer)
         if key in seen:
             return False
         seen.add(key)
@@ -281,14 +364,16 @@ class _Search:
         legal = game.legal_actions()
         for a in legal:
             kind, card = a.kind, a.card
-            if kind in ("attack", "throw") and card in owner and card not in on_table \
+            if kind == "cover" and a.seat != pos.defender:
+                self.others_cover = True  # covers by others are not searched: no proof
+            if kind in ("attack", "throw", "transfer") and card in owner and card not in on_table \
                     and owner[card] == a.seat:
                 moves.append((0, a))
             elif kind == "cover" and covers.get(a.target) is card and a.target not in covered:
                 moves.append((0, a))
             elif kind == "take" and pos.taking and not s.taking:
                 moves.append((1, a))
-            elif kind == "pass":
+            elif kind in ("pass", "show"):
                 moves.append((2, a))
         for card, seat in owner.items():  # what the position needs and the rules forbid now
             if card not in on_table:
@@ -302,13 +387,14 @@ class _Search:
             if a not in legal:
                 rule, reason = game.explain(a)
                 self._dead(placed + 1, f"{rule or 'the rules'} forbid(s) `{action_text(a)}` "
-                           f"({reason})" if reason else f"`{action_text(a)}` is not legal", rule)
+                           f"({reason})" if reason else f"`{action_text(a)}` is not legal", rule,
+                           (s, a))
                 break
         for _, a in sorted(moves, key=lambda m: m[0]):
             child = game.clone()
             child.apply_action(a)
             if child.state.bout_number != bout or child.state.finished:
-                if a.kind != "pass":
+                if a.kind not in ("pass", "show"):
                     self._dead(placed + 1, f"`{action_text(a)}` ends the bout", "")
                 continue
             path.append(action_text(a))
@@ -317,22 +403,38 @@ class _Search:
             path.pop()
         return False
 
-    def _dead(self, progress: int, why: str, rule: str) -> None:
+    def _dead(self, progress: int, why: str, rule: str, at=None) -> None:
         """Remember the deepest dead end (a rule's verdict over a bout that ends at equal depth)."""
         if (progress, bool(rule)) > (self.best[0], bool(self.best[2])):
-            self.best = (progress, why, rule)
+            self.best, self.best_at = (progress, why, rule), at
+
+    def _reads_counters(self) -> bool:
+        """Whether the rule of the deepest dead end would decide otherwise in a later bout, after
+        bouts beaten off (it reads the bout or beaten-bout count): then a position that does not
+        fix them might be reached later in the deal."""
+        if self.best_at is None:
+            return True
+        state, action = self.best_at
+        later = state.clone()
+        later.bout_number, later.beaten_bouts = state.bout_number + 9, state.beaten_bouts + 9
+        for cr in self.rs.legality.get(action.kind, []):
+            if cr.rule.id == self.best[2]:
+                return bool(cr.clause.fn(later, action.seat, action.card, action.target))
+        return True
 
     # -- earlier bouts ------------------------------------------------------------------------------
-    def _after_bouts(self, prior: int) -> Reached | None:
+    def _after_bouts(self, prior: int, beaten: int) -> Reached | None:
         """Earlier bouts before the table: each a single card beaten off with a card of the
         discard, or taken by the defender into the hand that holds it now; the orders of beaten
         and taken bouts and the first attacker are searched, the table laid after each."""
         pos, rs = self.pos, self.rs
-        beaten = pos.beaten_bouts
-        taken = prior - beaten
         game = Game(rs, pos)
         discard = list(game.state.discard)
         pairs = self._beaten_pairs(discard, beaten)
+        # a seat out now went out attacking with its last card in a bout beaten off
+        outs = dict(zip(pos.out, pairs or []))
+        if len(outs) < len(pos.out):
+            pairs = None
         if pairs is None:
             self._dead(0, f"{beaten} bout(s) beaten off need {2 * beaten} cards of the discard "
                        f"that beat each other; the discard holds {len(discard)}", "")
@@ -345,7 +447,7 @@ class _Search:
             for first in range(pos.players):
                 if first in pos.out:
                     continue
-                history.append((None, self._prior(order, first, pairs, taken), pos.attacker))
+                history.append((None, self._prior(order, first, pairs, outs), pos.attacker))
         for _, make, attacker in history:
             for owners in self._assignments([a for a, _ in pos.table], attacker):
                 found = self._lay(owners, None, make, attacker)
@@ -367,13 +469,17 @@ class _Search:
                 i += 1
         return pairs if len(pairs) == count else None
 
-    def _prior(self, order, first: int, pairs, taken: int):
+    def _prior(self, order, first: int, pairs, outs: dict):
         """A maker of (deal, prefix) for earlier bouts in `order` (True: beaten off), the first
-        opened by seat `first`; None where it does not work out."""
+        opened by seat `first`; None where it does not work out. A seat of `outs` holds only
+        the attack card of its pair until it attacks with it in a bout beaten off."""
         rs, pos = self.rs, self.pos
 
         def make(deal_hands):
             hands = [list(h) for h in deal_hands]
+            pending = dict(outs)
+            for seat, (x, _) in pending.items():
+                hands[seat].append(x)
             # cards taken in earlier bouts come from the hands that hold them at the end
             setup = Setup([list(h) for h in hands], list(pos.talon), pos.trump, pos.dealer,
                           attacker=first, hidden=pos.hidden)
@@ -381,12 +487,18 @@ class _Search:
                 game = Game(rs, setup)
             except DurakError:
                 return None, []
-            plan, prefix = list(pairs), []
+            plan, prefix = [p for p in pairs if p not in outs.values()], []
             moved: dict = {}
             for beaten_off in order:
                 s = game.state
                 a, d = s.attacker, s.defender
-                if beaten_off:
+                if beaten_off and a in pending:
+                    x, y = pending.pop(a)
+                    hands[d].append(y)
+                    acts = [f"{a} attack {x.text}", f"{d} cover {x.text} with {y.text}"]
+                elif beaten_off:
+                    if not plan:
+                        return None, []
                     x, y = plan.pop()
                     hands[a].append(x)
                     hands[d].append(y)

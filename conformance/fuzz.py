@@ -40,6 +40,7 @@ from pathlib import Path
 
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
+from durak_spec.conformance import fromdeal
 from durak_spec.conformance.cases import parse_case, write_case
 from durak_spec.conformance.coverage import ClauseCoverage
 from durak_spec.conformance.lockstep import (
@@ -70,8 +71,8 @@ BOUT_TRIES = 4       # bout starts of a witness tried as deals (without position
 CARD_TESTS = 24      # engine runs spent dropping cards from a shrunk deal
 SYNC_EVERY = 50      # games between looks at a shared database for other workers' finds
 YOUNG = 10_000       # allocations between collections of the youngest generation, in a campaign
-SEED_EVERY = 10      # every this many games, an engine that takes positions gets one from the
-                     # generated boundary cases of a clause side not reached yet
+SEED_EVERY = 10      # every this many games, a game starts from the generated boundary case of a
+                     # clause side not reached yet (from a deal, for an engine without positions)
 
 
 @dataclass
@@ -230,6 +231,7 @@ class Campaign:
         wanted = [players] if isinstance(players, int) else list(players or declared)
         self.players = [n for n in wanted if lo <= n <= hi and n in declared]
         self.coverage = self.lock.coverage = ClauseCoverage(rs, self.players or [2])
+        self._reached: dict = {}  # (rule, side) -> its seed reached from a deal (fromdeal.Reached)
         self.saved: set = set()
         self.replayed_signatures: set = set()
         self.replaying = False
@@ -289,10 +291,12 @@ class Campaign:
 
     def play_game(self, rng: random.Random) -> None:
         self.coverage.game = self.game
-        if self.lock.positions and self.game % SEED_EVERY == SEED_EVERY - 1:
-            missing = [key for key in self.coverage.missing() if key in self.coverage.seeds]
-            if missing:
-                setup_json, actions = self.coverage.seeds[missing[0]]
+        if self.game % SEED_EVERY == SEED_EVERY - 1:
+            for key in self.coverage.missing():
+                seed = self._seed(key)
+                if seed is None:
+                    continue
+                setup_json, actions = seed
                 try:
                     rs = self.lock.ruleset
                     setup = Setup.from_json(setup_json, rs.deck, rs.player_limits)
@@ -300,10 +304,31 @@ class Campaign:
                     return
                 except DurakError:
                     pass
+                break
         n = self.players[self.game % len(self.players)] if len(self.players) > 1 else self.players[0]
         setup = Setup.deal(self.lock.ruleset, n, rng.randrange(2**31))
         self.coverage.game = self.game
         self.lock.play(setup, rng)
+
+    def _seed(self, key) -> tuple | None:
+        """The boundary case of a clause side as the engine can start it: its position when the
+        engine takes positions, else the deal and prefix that reach it (conformance/fromdeal.py);
+        None for a position no history reaches under the variant played (never sent) or, without
+        positions, one the search did not reach."""
+        seed = self.coverage.seeds.get(key)
+        if seed is None:
+            return None
+        if key not in self._reached:
+            setup_json, actions = seed
+            self._reached[key] = fromdeal.reach(self.lock.ruleset, setup_json, actions)
+        reached = self._reached[key]
+        if reached.status == "unreachable":
+            return None
+        if self.lock.positions:
+            return seed
+        if reached.status != "found":
+            return None
+        return reached.setup, list(reached.prefix) + list(seed[1])
 
     # -- shrinking ---------------------------------------------------------------------------
     def _occurrences(self, setup_json: dict, steps: list | None, rng=None,

@@ -136,6 +136,7 @@ def run_match_case(session: Session, case_id: str, data: dict, file: str = "") -
     if not hello.get("match"):
         res.status = "skip"
         res.message = res.skip_reason = "the engine does not play matches (no \"match\" in hello)"
+        res.would_help = "declare match"
         return _done(res, t0)
     if m["players"] not in hello.get("players", [m["players"]]):
         res.status, res.message = "skip", f"the engine does not play {m['players']} players"

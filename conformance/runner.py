@@ -29,6 +29,7 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from durak_spec.conformance import fromdeal
 from durak_spec.conformance.actionmodel import ActionModel, translate
 from durak_spec.conformance.cases import CASES_DIR, Case, CaseFacts, Step
 from durak_spec.conformance.engine import PROTOCOL_VERSION, ReferenceEngine, comparable, state_view
@@ -80,6 +81,8 @@ class Result:
     players: int | None = None       # the case's player count
     differences: list = field(default_factory=list)  # later distinct differences of the same run
     same_as: str = ""                # the preset this run's result was taken from (same behaviour)
+    would_help: str = ""             # for a skip: the declaration in hello that would run it
+    from_deal: int | None = None     # actions of the prefix that reached the case's position
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -363,8 +366,6 @@ class Session:
         players = h.get("players")
         if players is not None and case.players not in players:
             return f"the engine does not play {case.players} players"
-        if case.is_position and not h.get("positions", False):
-            return "the case starts from a mid-deal position; the engine can only start deals"
         return None
 
     def notation_gap(self, case: Case, ruleset) -> str | None:
@@ -392,6 +393,7 @@ class Session:
             cr.clause.const and cr.clause.value is False for cr in ruleset.legality.get(k, [])))]
         if not missing:
             return None
+        self._missing_kinds = missing
         return (f"the variant has the action kind(s) {', '.join(missing)}, which the engine does not "
                 f"declare (hello \"action_kinds\", protocol 1.1)")
 
@@ -519,6 +521,7 @@ class Session:
         gap = self.capability_gap(case, preset, resolved)
         if gap:
             res.status, res.message, res.skip_reason = "skip", gap, gap
+            res.would_help = f"declare players {case.players}"
             return self._finish(res, t0)
         own, values = self.engine_variant(case, preset, resolved)
         res.engine_options = {n: values[n] for n in self.spec.options if not _same(values[n], resolved[n])}
@@ -538,10 +541,29 @@ class Session:
         gap = self.kind_gap(case, run_rs) or self.notation_gap(case, run_rs)
         if gap:
             res.status, res.message, res.skip_reason = "skip", gap, gap
+            kinds = self._missing_kinds
+            res.would_help = f"declare action kind{'s' if len(kinds) > 1 else ''} {', '.join(kinds)}"
             return self._finish(res, t0)
         alike = (case.id, self._behaviour(run_rs))
         if alike in self._alike:
             return self._finish(self._as_run(self._alike[alike], res), t0)
+        if case.is_position:
+            reached = self.reached(case, preset, run_rs, values)
+            if reached.status == "unreachable":
+                res.status = "skip"
+                res.message, res.skip_reason = self._unreachable(case, preset, reached, resolved, values)
+                return self._finish(res, t0)
+            if not self.hello.get("positions", False):
+                if reached.status != "found":
+                    res.status = "skip"
+                    res.message = ("the case starts from a mid-deal position, which the engine "
+                                   f"cannot be put in, and no deal reaching it was found: {reached.why}")
+                    res.skip_reason = ("a mid-deal position not reached from a deal (the search "
+                                       "is not complete)")
+                    res.would_help = "declare positions"
+                    return self._finish(res, t0)
+                case = from_deal_case(case, reached)
+                res.from_deal = len(reached.prefix)
         observations: list[Observation] = []
         differences: list = []  # (Mismatch, index of its observation)
         try:
@@ -608,6 +630,42 @@ class Session:
                                     "want": m.want, "have": m.have, "message": probe.message,
                                     "rule": probe.rule, "diagnosis": probe.diagnosis,
                                     "observation": at})
+
+    # -- positions reached from a deal (conformance/fromdeal.py) -------------------------------
+    def reached(self, case: Case, preset: str, ruleset, values: dict) -> fromdeal.Reached:
+        """How the case's position is reached from a deal under the variant the run plays: the
+        block shipped in the case for its own preset when the run plays it, else a search
+        (cached by spec, variant and case)."""
+        shipped = (case.data.get("from_deal") or {}).get(preset)
+        own = self._ruleset(preset, case.options).options
+        if shipped is not None and all(_same(values[n], own[n]) for n in own):
+            return fromdeal.Reached.from_json(shipped)
+        key = (str(self.spec.root), _options_key(values), case.id, repr(case.setup))
+        if key not in REACHED:
+            REACHED[key] = fromdeal.reach(ruleset, case.setup, [s.action for s in case.steps])
+        return REACHED[key]
+
+    def _unreachable(self, case: Case, preset: str, reached, resolved: dict,
+                     values: dict) -> tuple[str, str]:
+        """(message, grouping key) of a position no history reaches under the run's variant:
+        'unreachable under X = Y', naming the engine's option values without which a deal
+        reaches it (each put back to the case's value alone), else the rule that forbids it."""
+        differ = [n for n in self.spec.options if not _same(values[n], resolved[n])]
+        culprits = []
+        for name in differ:
+            try:
+                rs = self._ruleset(preset, {**values, name: resolved[name]})
+            except DurakError:
+                continue
+            if self.reached(case, preset, rs, {**values, name: resolved[name]}).status == "found":
+                culprits.append(name)
+        if culprits:
+            under = options_text(culprits, values)
+            return (f"the position is unreachable under {under} ({reached.why}), so it is not sent",
+                    f"a position unreachable under {under}")
+        rule = f" (rule {reached.rule})" if reached.rule else ""
+        return (f"the position is unreachable under the variant played{rule}: {reached.why}; so "
+                "it is not sent", f"a position unreachable under its variant{rule}")
 
     def as_engine_plays(self, case: Case, ruleset) -> Case:
         """The case as the engine's action model plays it (conformance/actionmodel.py): unchanged
@@ -799,6 +857,31 @@ def _kind(m: Mismatch) -> str:
     if m.check == "legal" and isinstance(m.want, list) and isinstance(m.have, list):
         return "legal+" if set(m.have) - set(m.want) else "legal-"
     return m.check or ""
+
+
+REACHED: dict = {}  # (spec, variant, case id, setup) -> fromdeal.Reached, for every session
+
+
+def from_deal_case(case: Case, reached) -> Case:
+    """The case as played from the deal that reaches its position: the prefix first, as steps the
+    reference accepts, then the case's own steps (their numbers follow the prefix's)."""
+    prefix = [Step(text, "accept", note="from_deal prefix") for text in reached.prefix]
+    legal = case.legal
+    if prefix and legal is not None:
+        prefix[-1].legal, legal = list(legal), None
+    note = (f" [reached from a deal: {len(prefix)} action(s) lead to its position, steps "
+            f"{len(prefix)} on are the case's]" if prefix else "")
+    return replace(case, setup=dict(reached.setup), steps=prefix + list(case.steps), legal=legal,
+                   description=case.description + note)
+
+
+def would_help(results: list[Result]) -> list[tuple[str, int]]:
+    """Skipped runs grouped by the declaration in hello that would run them, most first."""
+    counts: dict[str, int] = {}
+    for r in results:
+        if r.status == "skip" and r.would_help:
+            counts[r.would_help] = counts.get(r.would_help, 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 def _atomic(observations: list) -> list:

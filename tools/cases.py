@@ -189,7 +189,8 @@ def from_deal_command(ctx, cases_dir, patterns, write, quiet):
         for case in picked:
             block = {}
             for preset in case.variants:
-                found = reach(spec.ruleset(preset, case.options), case.setup)
+                found = reach(spec.ruleset(preset, case.options), case.setup,
+                              [s.action for s in case.steps])
                 block[preset] = found.to_json()
                 counts[found.status] = counts.get(found.status, 0) + 1
                 if found.status != "found":

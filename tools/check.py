@@ -35,6 +35,7 @@ from durak_spec.conformance.runner import (
     skip_reasons,
     summarize,
     tested_too_little,
+    would_help,
 )
 from durak_spec.conformance.transport import (
     DEFAULT_TIMEOUT,
@@ -138,6 +139,7 @@ def run_suite(spec, adapter_name, selection, *, cases_dir=None, known_file=None,
                  "broken_files": [str(e) for e in suite.broken],
                  "rederived": sum(1 for r in results if r.engine_options and r.status != "skip"),
                  "skip_reasons": [{"reason": k, "count": n} for k, n in skip_reasons(results)],
+                 "would_help": [{"declare": k, "runs": n} for k, n in would_help(results)],
                  "tested_too_little": tested_too_little(results),
                  "problems": find_problems(results, session.evidence)})
     return results, meta, suite
@@ -218,6 +220,10 @@ def _print_summary(console: Console, results, meta, suite) -> None:
         console.print("skipped, by reason:", highlight=False)
         for reason, n in reasons:
             console.print(f"  {n:5}  {reason}", highlight=False, markup=False, soft_wrap=True)
+    helps = would_help(results)
+    if helps:
+        console.print("what would run more: " + "; ".join(
+            f"{what}: {n} more run{'s' if n > 1 else ''}" for what, n in helps), highlight=False)
     if meta.get("stopped"):
         console.print(f"[bold red]STOPPED[/] {meta['stopped']}", highlight=False)
     elif meta.get("tested_too_little"):

@@ -73,9 +73,13 @@ def test_the_reference_passes_the_shipped_suite_in_process_and_as_a_subprocess(s
     jobs = jobs_of(shipped_suite)
     assert jobs and not shipped_suite.broken, shipped_suite.broken
     in_process = run_cases(spec, "reference", jobs, check_cases=True)
-    assert [(r.case, r.variant, r.message) for r in in_process if r.status != "pass"] == []
+    # positions no legal history reaches are never sent (conformance/fromdeal.py; lint lists them)
+    assert [(r.case, r.variant, r.message) for r in in_process if r.status != "pass"
+            and not r.skip_reason.startswith("a position unreachable")] == []
+    assert all(r.case.startswith("generated/boundary/") for r in in_process if r.status != "pass")
     through_cmd = run_cases(spec, REFERENCE_CMD, jobs)
-    assert [(r.case, r.variant, r.message) for r in through_cmd if r.status != "pass"] == []
+    assert [(r.case, r.variant, r.status) for r in through_cmd] == \
+        [(r.case, r.variant, r.status) for r in in_process]
 
 
 @pytest.mark.parametrize("engine", BROKEN, ids=str)

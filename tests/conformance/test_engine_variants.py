@@ -199,7 +199,8 @@ def test_cases_dealt_from_a_deck_the_engine_does_not_hold_are_skipped_saying_so(
     jobs = [(c, v) for c, v in jobs_of(shipped_suite, Selection(variants=("full_deck_jokers",)))
             if not c.id.startswith("golden/")]
     results = run_cases(spec, SUPPORT + "ThirtySixCards", jobs)
-    skipped = [r for r in results if r.status == "skip"]
+    # positions no history reaches are never sent, whatever the deck (conformance/fromdeal.py)
+    skipped = [r for r in results if r.status == "skip" and "unreachable" not in r.skip_reason]
     assert skipped and {r.status for r in results} <= {"pass", "skip"}
     for r in skipped:
         assert "does not hold the case's card(s)" in r.message and "deck_cards = 36 instead of 52" in r.message

@@ -5,6 +5,7 @@ and every rule area with cases has them at both table sizes: two players and thr
 
 from __future__ import annotations
 
+from durak_spec.conformance import fromdeal
 from durak_spec.conformance.cases import load_suite
 from durak_spec.conformance.matches import check_match_case
 from durak_spec.conformance.runner import Session
@@ -29,8 +30,11 @@ def lint_cases(spec: Spec, report, cases_dir=None, progress=None) -> list:
         for variant in case.variants:
             runs += 1
             result = session.run_case(case, variant)
-            if result.status != "pass":
+            if result.status != "pass":  # a position unreachable under the case's own preset too
                 report.problems.append(f"{case.file}: under {variant}: {result.status}: {result.message}")
+            problem = from_deal_problem(spec, case, variant)
+            if problem:
+                report.problems.append(f"{case.file}: from_deal.{variant}: {problem}")
             if progress is not None:
                 progress.advance(failures=result.status != "pass")
     for path, case_id, data in suite.matches:  # match cases replay on the reference's match layer
@@ -59,6 +63,22 @@ def lint_cases(spec: Spec, report, cases_dir=None, progress=None) -> list:
                           "coverage": f"{covered}/{len(needs)} rule-preset-verdict needs covered, "
                                       f"{sum(1 for n in needs if n.untested)} listed untested"})
     return needs
+
+
+def from_deal_problem(spec: Spec, case, variant: str) -> str | None:
+    """What is wrong with the case's shipped `from_deal` block for `variant`: missing for a
+    position, or a deal and prefix that do not replay to the position on the reference."""
+    if not case.is_position:
+        return None
+    entry = (case.data.get("from_deal") or {}).get(variant)
+    if entry is None:
+        return "missing: run `durak cases from-deal --write`"
+    reached = fromdeal.Reached.from_json(entry)
+    if reached.status != "found":
+        return None
+    why = fromdeal.check(spec.ruleset(variant, case.options), case.setup, reached,
+                         [s.action for s in case.steps])
+    return f"the deal and prefix do not reach the position: {why}" if why else None
 
 
 def table_size_gaps(spec: Spec, suite) -> list[str]:

@@ -1,0 +1,122 @@
+"""Mid-deal positions reached from a deal (conformance/fromdeal.py): the deal and prefix found
+replay to the very position, positions no history reaches are named unreachable under the option
+value that makes them so, and an engine that can only deal runs position cases from the deal (and
+is caught when it breaks a rule there)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import conformance_support
+from conformance_support import declaring
+
+from durak_spec.conformance import fromdeal
+from durak_spec.conformance.cases import parse_case
+from durak_spec.conformance.examples.broken_throw_in_rank import ThrowInAnyRank
+from durak_spec.conformance.examples.deal_only import DealOnlyEngine
+from durak_spec.conformance.runner import Session, would_help
+from durak_spec.conformance.transport import make_adapter
+
+TALON = ["QS", "6D", "7D", "8S", "9H", "TD", "JS", "QC", "KC", "KD", "AC", "AD", "6H"]
+COVERED = {"hands": [["TC", "6C", "9C"], ["JC", "QD", "KS", "AS"]], "talon": TALON, "trump": "6H",
+           "attacker": 0, "defender": 1,
+           "table": [["6S", "7S"], ["7C", "8C"], ["8D", "9D"], ["9S", None]]}
+# four unbeaten sixes: laid together only where cards may be added while others are unanswered
+SIX_TALON = ["QS", "7D", "8S", "9H", "TD", "JS", "QC", "KC", "KD", "AC", "AD", "8H"]
+SIXES = {"hands": [["TC", "7C"], ["JC", "QD", "KS", "AS"]], "talon": SIX_TALON, "trump": "8H",
+         "attacker": 0, "defender": 1,
+         "table": [["6S", None], ["6C", None], ["6D", None], ["7S", None]]}
+FOUR_SIXES = {**SIXES, "table": [["6S", None], ["6C", None], ["6D", None], ["6H", None]]}
+
+
+def test_a_position_is_reached_from_a_deal_and_the_answer_replays_to_it(spec):
+    rs = spec.ruleset("podkidnoy", {})
+    reached = fromdeal.reach(rs, COVERED)
+    assert reached.status == "found", reached.why
+    assert not set(reached.setup) & {"table", "defender", "taking", "passed", "bout"}
+    assert len(reached.prefix) == 7 and reached.prefix[0] == "0 attack 6S"
+    assert fromdeal.check(rs, COVERED, reached) is None
+    # a prefix one action short is caught by the replay
+    short = replace(reached, prefix=reached.prefix[:-1])
+    assert "ends elsewhere" in fromdeal.check(rs, COVERED, short)
+
+
+def test_cards_no_order_of_play_can_lay_are_unreachable_with_the_rule(spec):
+    rs = spec.ruleset("podkidnoy", {"pile_on": "any_time"})
+    reached = fromdeal.reach(rs, SIXES)
+    assert reached.status == "unreachable" and reached.rule == "throw_in.rank", reached.why
+    assert fromdeal.reach(rs, FOUR_SIXES).status == "found"
+    one = spec.ruleset("podkidnoy", {"pile_on": "one_at_a_time"})
+    assert fromdeal.reach(one, FOUR_SIXES).status == "unreachable"
+
+
+def _case(spec, setup, steps, options=None):
+    data = {"id": "limits/from_deal_probe", "description": "probe", "rules": ["limits.first_bout"],
+            "variants": ["podkidnoy"], "options": options or {}, "setup": setup, "steps": steps}
+    return parse_case(data, spec)
+
+
+def _session(spec, name, base=None, **hello):
+    engine = declaring(base or DealOnlyEngine, "Probe", **hello)
+    setattr(conformance_support, name, engine)
+    session = Session(spec, make_adapter(f"python:conformance_support:{name}", 5.0, spec),
+                      check_cases=True)
+    session.open()
+    return session
+
+
+def test_an_engine_that_can_only_deal_runs_a_position_case_and_is_caught_there(spec):
+    steps = [{"do": "1 cover 9S with KS"}, {"do": "0 throw TC", "expect": "reject",
+                                             "rule": "throw_in.rank"}, {"do": "0 throw 9C"}]
+    case = _case(spec, COVERED, steps)
+    session = _session(spec, "ProbeDealOnly")
+    try:
+        res = session.run_case(case, "podkidnoy")
+    finally:
+        session.close()
+    assert res.status == "pass" and res.from_deal == 7, res.message
+    assert "reached from a deal: 7 action(s)" in res.description
+    # the same engine throwing in any rank, dealing only, is caught at the case's own step
+    session = _session(spec, "ProbeAnyRank", ThrowInAnyRank, positions=False)
+    try:
+        res = session.run_case(case, "podkidnoy")
+    finally:
+        session.close()
+    assert res.status == "fail" and res.step == 7 + 1 and res.rule == "throw_in.rank", res.message
+
+
+def test_a_position_unreachable_under_the_engines_house_rule_is_never_sent(spec):
+    case = _case(spec, FOUR_SIXES, [{"do": "1 take"}], options={"pile_on": "any_time"})
+    for positions in (True, False):
+        session = _session(spec, f"ProbeOneAtATime{positions}", positions=positions,
+                           options={"pile_on": ["one_at_a_time"]})
+        try:
+            res = session.run_case(case, "podkidnoy")
+        finally:
+            session.close()
+        assert res.status == "skip" and "unreachable under pile_on = one_at_a_time" in res.message, \
+            res.message
+        assert res.would_help == ""
+
+
+def test_skips_say_which_declaration_would_run_them(spec):
+    case = _case(spec, COVERED, [{"do": "1 cover 9S with KS"}])
+    session = _session(spec, "ProbeTwoOnly", players=[3])
+    try:
+        res = session.run_case(case, "podkidnoy")
+    finally:
+        session.close()
+    assert res.status == "skip" and res.would_help == "declare players 2"
+    # where transfers may move the roles the search proves nothing: positions would run it
+    sixes = _case(spec, SIXES, [{"do": "1 take"}], options={"pile_on": "any_time"})
+    sixes = sixes.__class__(**{**sixes.__dict__, "variants": ["perevodnoy"]})
+    session = _session(spec, "ProbeDealsOnly3")
+    try:
+        deal_only = session.run_case(sixes, "perevodnoy")
+    finally:
+        session.close()
+    assert deal_only.status == "skip" and deal_only.would_help == "declare positions", \
+        deal_only.message
+    assert "that proves nothing" in deal_only.message
+    assert would_help([res, deal_only, deal_only]) == [("declare positions", 2),
+                                                      ("declare players 2", 1)]
