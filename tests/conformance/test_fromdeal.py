@@ -16,6 +16,7 @@ from durak_spec.conformance.examples.broken_throw_in_rank import ThrowInAnyRank
 from durak_spec.conformance.examples.deal_only import DealOnlyEngine
 from durak_spec.conformance.runner import Session, would_help
 from durak_spec.conformance.transport import make_adapter
+from durak_spec.tools.lint.cases import from_deal_problem
 
 TALON = ["QS", "6D", "7D", "8S", "9H", "TD", "JS", "QC", "KC", "KD", "AC", "AD", "6H"]
 COVERED = {"hands": [["TC", "6C", "9C"], ["JC", "QD", "KS", "AS"]], "talon": TALON, "trump": "6H",
@@ -120,3 +121,28 @@ def test_skips_say_which_declaration_would_run_them(spec):
     assert "that proves nothing" in deal_only.message
     assert would_help([res, deal_only, deal_only]) == [("declare positions", 2),
                                                       ("declare players 2", 1)]
+
+
+def test_lint_flags_an_unreachable_position_and_a_from_deal_block_that_does_not_reach(spec):
+    rs = spec.ruleset("podkidnoy", {})
+    good = fromdeal.reach(rs, COVERED, ["1 cover 9S with KS"]).to_json()
+    short = {**good, "prefix": good["prefix"][:-1]}
+    problems = {}
+    for name, block in (("good", {"podkidnoy": good}), ("short", {"podkidnoy": short}),
+                        ("missing", None)):
+        case = _case(spec, COVERED, [{"do": "1 cover 9S with KS"}])
+        if block is not None:
+            case.data["from_deal"] = block
+        problems[name] = from_deal_problem(spec, case, "podkidnoy")
+    assert problems["good"] is None
+    assert "do not reach the position" in problems["short"]
+    assert problems["missing"].startswith("missing")
+    # the reference engine as lint runs it: an unreachable position is a skip, which lint lists
+    session = Session(spec, make_adapter("reference", spec=spec), adapter_name="reference")
+    session.open()
+    try:
+        res = session.run_case(_case(spec, SIXES, [{"do": "1 take"}], {"pile_on": "any_time"}),
+                               "podkidnoy")
+    finally:
+        session.close()
+    assert res.status == "skip" and "unreachable" in res.message and "throw_in.rank" in res.message
