@@ -212,6 +212,10 @@ class _Search:
         if self.seen(unsettled.state) != self.want:
             return Reached("unreachable", why="the rules end the bout at once in this position "
                            "(nobody may act in it), so no history stops there")
+        discard = len(target.state.discard)
+        if pos.beaten_bouts * 2 > discard:
+            return Reached("unreachable", why=f"{pos.beaten_bouts} bout(s) beaten off put at least "
+                           f"{pos.beaten_bouts * 2} cards in the discard, which holds {discard}")
         # roles a position leaves out are the rules' (Game decided them)
         pos.attacker, pos.defender = target.state.attacker, target.state.defender
         self.pos = pos

@@ -172,11 +172,16 @@ def match_cases_command(ctx, variants, options, players, deals, max_deals, seed,
 @click.option("--case", "patterns", multiple=True, metavar="GLOB", help="Case ids (repeatable).")
 @click.option("--write", is_flag=True,
               help="Write each case's `from_deal` block into its file (else only report).")
+@click.option("--drop-unreachable", is_flag=True,
+              help="With --write: take the presets under which a generated case's position is "
+                   "unreachable out of its variants, and retire a case left with none.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or status lines.")
 @click.pass_context
-def from_deal_command(ctx, cases_dir, patterns, write, quiet):
+def from_deal_command(ctx, cases_dir, patterns, write, drop_unreachable, quiet):
     """Find, for each case that starts from a mid-deal position, the deal and the legal actions
     that reach it under each of its presets (conformance/fromdeal.py), or why none does."""
+    if drop_unreachable and not write:
+        raise UserError("--drop-unreachable changes case files: give --write too")
     spec = _load(ctx)
     root = Path(cases_dir) if cases_dir else CASES_DIR
     suite = load_suite(spec, root)
@@ -185,6 +190,7 @@ def from_deal_command(ctx, cases_dir, patterns, write, quiet):
     if not picked:
         raise UserError(f"no case that starts from a position under {root}")
     counts: dict[str, int] = {}
+    retired = 0
     with ProgressReport("cases from-deal", len(picked), "cases", quiet=quiet) as progress:
         for case in picked:
             block = {}
@@ -198,8 +204,18 @@ def from_deal_command(ctx, cases_dir, patterns, write, quiet):
                                            highlight=False, markup=False, soft_wrap=True)
             if write:
                 data = load_file(case.file)
-                data["from_deal"] = block
-                Path(case.file).write_text(dump_case(data))
+                if drop_unreachable and data.get("generated"):
+                    block = {p: b for p, b in block.items() if "unreachable" not in b}
+                    data["variants"] = [p for p in data.get("variants", []) if p in block]
+                if not block:
+                    Path(case.file).write_text(dump_case(
+                        {"id": case.id, "retired": "its position is unreachable from a deal under "
+                         "every preset it ran under (durak cases from-deal)"}))
+                    retired += 1
+                else:
+                    data["from_deal"] = block
+                    Path(case.file).write_text(dump_case(data))
             progress.advance()
     click.echo(", ".join(f"{n} {s}" for s, n in sorted(counts.items())) +
-               (f"; wrote {len(picked)} case file(s) under {root}" if write else ""))
+               (f"; wrote {len(picked)} case file(s) under {root}" if write else "") +
+               (f", {retired} retired" if retired else ""))

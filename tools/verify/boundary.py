@@ -6,7 +6,10 @@ sits at its edge: equality, or off by one (e.g. the defender holds exactly as ma
 will be unbeaten ones). Clauses without such a comparison get a position where they decide the
 verdict. A rejecting case also has every earlier rule of its kind satisfied, so the interpreter
 names this rule; every case is replayed on the interpreter before it is written, and one case
-lists every preset under which the interpreter gives it the same verdict.
+lists every preset under which the interpreter gives it the same verdict. A position that no
+legal history reaches (conformance/fromdeal.py proves it) is refused like a model the interpreter
+contradicts, and each case carries, per preset, the deal and prefix that reach its position
+(`from_deal`), so engines that can only deal run it too.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from dataclasses import dataclass
 
 import z3
 
+from durak_spec.conformance.fromdeal import reach
 from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.game import POSITION_FIELDS
 from durak_spec.reference_impl.lang import CMP_OPS
 from durak_spec.reference_impl.spec import load_spec
 from durak_spec.tools.verify.backend.concrete import Position, Step, realize, replay
@@ -184,11 +189,20 @@ def _attempt(ruleset, rule, verdict, m, query, s0, a, seen_sat: list):
         position = realize(m, model, s0, [Step(a)], query + blocks)
         if position is not None:
             seen, named = _verdict(ruleset, position.setup, position.actions[0])
-            if seen == verdict and (verdict == "accept" or named == rule.id):
+            if seen == verdict and (verdict == "accept" or named == rule.id) and \
+                    _reachable(ruleset, position.setup, position.actions[0]):
                 return position
         blocks.append(z3.Not(z3.And([x == model.eval(x, model_completion=True)
                                      for x in [s0.A, s0.U, s0.talon] + s0.f["hand"]])))
     return None
+
+
+def _reachable(ruleset, setup: dict, action: str) -> bool:
+    """Not proved unreachable from a deal (a position no legal history ends in tests nothing)."""
+    try:
+        return reach(ruleset, setup, [action]).status != "unreachable"
+    except DurakError:
+        return False
 
 
 def find(ruleset, rule, verdict: str, players, seen_sat: list) -> Found | None:
@@ -273,8 +287,13 @@ def generate(spec, presets, players=range(2, 7), only=None):
                         and _clause_text(rulesets[p], rule) == text
                         and _verdict(rulesets[p], found.setup, found.action) ==
                         (verdict, rule.id if verdict == "reject" else "")]
+                reached = {p: reach(rulesets[p], found.setup, [found.action]) for p in same}
+                same = [p for p in same if reached[p].status != "unreachable"]
                 name = f"{rule.id}.{verdict}" if not covered else f"{rule.id}.{preset}.{verdict}"
-                cases.append(_case(rule, verdict, found, same, name))
+                case = _case(rule, verdict, found, same, name)
+                if any(k in found.setup for k in POSITION_FIELDS):
+                    case["from_deal"] = {p: reached[p].to_json() for p in same}
+                cases.append(case)
                 covered += same
     return cases, skipped
 
