@@ -11,9 +11,12 @@ import conformance_support
 from conformance_support import declaring
 
 from durak_spec.conformance import fromdeal
+from durak_spec.conformance import fuzz as fuzz_module
 from durak_spec.conformance.cases import parse_case
 from durak_spec.conformance.examples.broken_throw_in_rank import ThrowInAnyRank
 from durak_spec.conformance.examples.deal_only import DealOnlyEngine
+from durak_spec.conformance.fuzz import fuzz
+from durak_spec.conformance.lockstep import Lockstep
 from durak_spec.conformance.runner import Session, would_help
 from durak_spec.conformance.transport import make_adapter
 from durak_spec.tools.lint.cases import from_deal_problem
@@ -146,3 +149,29 @@ def test_lint_flags_an_unreachable_position_and_a_from_deal_block_that_does_not_
     finally:
         session.close()
     assert res.status == "skip" and "unreachable" in res.message and "throw_in.rank" in res.message
+
+
+def test_fuzz_without_positions_starts_boundary_seeds_from_the_deals_that_reach_them(spec,
+                                                                                     tmp_path,
+                                                                                     monkeypatch):
+    started = []
+    play = Lockstep.play
+
+    def recording(self, setup, rng, fixed=None, **kw):
+        started.append((setup.is_position, list(fixed or [])))
+        return play(self, setup, rng, fixed=fixed, **kw)
+    monkeypatch.setattr(Lockstep, "play", recording)
+    monkeypatch.setattr(fuzz_module, "SEED_EVERY", 2)  # every other game from a boundary seed
+    name = "python:durak_spec.conformance.examples.deal_only:DealOnlyEngine"
+    adapter = make_adapter(name, spec=spec)
+    hello = adapter.open()
+    try:
+        result = fuzz(spec, adapter, hello, preset="podkidnoy", players=[2], games=6,
+                      out_dir=tmp_path, adapter_name=name, diagnosis=0)
+    finally:
+        adapter.close()
+    assert not result.entries
+    seeded = [actions for is_position, actions in started if actions]
+    assert seeded and not any(is_position for is_position, _ in started)
+    # a seed is a deal, then the prefix that reaches the boundary position, then its action
+    assert all(len(actions) > 1 for actions in seeded)
