@@ -289,8 +289,15 @@ class _Search:
         others = [s for s in range(pos.players) if s != attacker
                   and (s != pos.defender or self.moves_roles)]
         choices = [attacker] + others
+        # a player in the game with no cards left and no talon to draw from laid some of them
+        # (a deal gives everyone cards): the assignments that leave such a player out are no deal
+        covers = any(d is not None for _, d in pos.table)
+        must = {s for s in range(pos.players) if not pos.hands[s] and not pos.talon
+                and s not in pos.out and not (s == pos.defender and covers)}
         count = 0
         for owners in itertools.product(choices, repeat=len(attacks)):
+            if not must <= set(owners):
+                continue
             if count == ASSIGNMENTS:
                 self._assignments_cut = True
                 return
@@ -385,6 +392,10 @@ class _Search:
         for target, card in covers.items():
             if target in on_table and target not in covered:
                 missing.append(Action("cover", pos.defender, card, target))
+        if len(on_table) == len(owner) and len(covered) == len(covers):
+            if pos.taking and not s.taking:
+                missing.append(Action("take", pos.defender))
+            missing += [Action("pass", seat) for seat in pos.passed if not s.passed[seat]]
         bout = s.bout_number
         placed = len(on_table) + len(covered) + (1 if s.taking else 0)
         for a in missing:
@@ -520,9 +531,11 @@ class _Search:
                               attacker=first, hidden=pos.hidden)
                 try:
                     game = Game(rs, setup)
-                    for text in prefix + acts:
+                    for text in prefix:
                         game.apply_action(game.parse_action(text))
-                    bout = game.state.bout_number
+                    bout = game.state.bout_number  # the bout the acts play (it may end by itself)
+                    for text in acts:
+                        game.apply_action(game.parse_action(text))
                     while game.state.bout_number == bout and not game.state.finished:
                         passes = [m for m in game.legal_actions() if m.kind == "pass"]
                         if not passes:
