@@ -215,10 +215,6 @@ class Lockstep:
         levels = set(hello.get("levels", ["verdicts"]))
         self.state_level, self.legal_level = "state" in levels, "legal" in levels
         self.positions = hello.get("positions") is True
-        # a card played as a named suit (6D=H) is probed only where the variant has the Weli, and
-        # never with an engine of protocol 1, which reads version 1's notation only
-        self.named_suits = bool(self.ruleset.played_forms) and str(
-            hello.get("protocol", "")).strip() not in ("1", "1.0")
         self.model = ActionModel.from_hello(hello)  # only actions its move model can express
         self._sendable = Game.legal_actions if self.model.canonical else self.model.sendable
         self.on_divergence = on_divergence or (lambda d: None)
@@ -293,7 +289,7 @@ class Lockstep:
             if kind in CARD_KINDS:
                 hand = s.hands[seat]
                 card = rng.choice(hand) if hand and rng.random() < 0.9 else rng.choice(self.deck)
-                if self.named_suits and not card.is_joker and rng.random() < NAMED:
+                if g.ruleset.played_forms and not card.is_joker and rng.random() < NAMED:
                     deck = g.ruleset.deck  # a named suit (the Weli's play, or play.named_suit's fault)
                     card = deck.as_suit(card, rng.choice([x for x in deck.suits if x != card.suit]))
                 if kind == "cover":

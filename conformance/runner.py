@@ -247,12 +247,6 @@ def house_rule_options(spec: Spec, hello: dict, preset: str, players: int, fixed
     return out
 
 
-def speaks_protocol_1(hello: dict) -> bool:
-    """Whether the engine answered protocol "1" (not 1.1 or later): it reads version 1's card
-    notation only."""
-    return str(hello.get("protocol", "")).strip() in ("1", "1.0")
-
-
 def check_hello_options(spec: Spec, hello: dict) -> str | None:
     """A problem with the option names or values an engine declares, or None."""
     for i, entry in enumerate(hello.get("house_rules") or []):
@@ -366,21 +360,6 @@ class Session:
         players = h.get("players")
         if players is not None and case.players not in players:
             return f"the engine does not play {case.players} players"
-        return None
-
-    def notation_gap(self, case: Case, ruleset) -> str | None:
-        """Why the case would send the engine a card text it is not asked to read: a card played
-        as a named suit (`6D=H`, the Weli) goes only to engines whose variant has the Weli and
-        that speak protocol 1.1 (PROTOCOL.md "Action kinds"). None when there is none."""
-        table = (case.setup or {}).get("table") or []
-        texts = [s.action for s in case.steps] + [c for pair in table if isinstance(pair, list)
-                                                  for c in pair if isinstance(c, str)]
-        if not any("=" in t for t in texts if isinstance(t, str)):
-            return None
-        if not ruleset.played_forms:
-            return "a card played as a named suit (the Weli's notation) under a variant without the Weli"
-        if speaks_protocol_1(self.hello):
-            return "a card played as a named suit (the Weli's notation, protocol 1.1) to an engine of protocol 1"
         return None
 
     def kind_gap(self, case: Case, ruleset) -> str | None:
@@ -538,7 +517,7 @@ class Session:
                 res.status = "skip"
                 res.message, res.skip_reason = self._unplayable_reason(exc, resolved, values)
                 return self._finish(res, t0)
-        gap = self.kind_gap(case, run_rs) or self.notation_gap(case, run_rs)
+        gap = self.kind_gap(case, run_rs)
         if gap:
             res.status, res.message, res.skip_reason = "skip", gap, gap
             kinds = self._missing_kinds

@@ -207,24 +207,3 @@ def test_cases_dealt_from_a_deck_the_engine_does_not_hold_are_skipped_saying_so(
     assert {reason for reason, _ in skip_reasons(skipped)} == \
         {"the setup cannot be played: the engine plays deck_cards = 36 instead of 52, jokers = none "
          "instead of beat_colour"}
-
-
-def test_the_welis_named_suits_go_only_to_engines_of_protocol_1_1_whose_variant_has_the_weli(
-        spec, shipped_suite):
-    from durak_spec.conformance.lockstep import Lockstep
-    jobs = [(c, v) for c, v in jobs_of(shipped_suite, Selection(cases=("*named_suit*", "play/weli_*")))
-            if any("=" in s.action for s in c.steps)]
-    assert {v == "weli" for _, v in jobs} == {True, False}
-    results = run_cases(spec, "reference", jobs)
-    for (case, variant), r in zip(jobs, results):
-        if variant == "weli":
-            assert r.status == "pass", (case.id, r.message)
-        else:  # refused by play.named_suit there: not sent at all
-            assert r.status == "skip" and "without the Weli" in r.message, (case.id, variant)
-    old = run_cases(spec, SUPPORT + "VersionOneNotation", [j for j in jobs if j[1] == "weli"])
-    assert old and all(r.status == "skip" and "protocol 1" in r.message for r in old)
-    # fuzz probes named suits only for a 1.1 engine under the Weli
-    hello = {"protocol": "1.1", "levels": ["verdicts"]}
-    assert Lockstep(spec, None, hello, "weli", {}).named_suits
-    assert not Lockstep(spec, None, {**hello, "protocol": "1"}, "weli", {}).named_suits
-    assert not Lockstep(spec, None, hello, "podkidnoy", {}).named_suits
