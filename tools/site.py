@@ -316,7 +316,7 @@ class Site:
         body = [f"<h1>{_e(e.name)} {_e(r.version)}</h1>",
                 f"<p>Adapter <code>{_e(r.data.get('adapter', ''))}</code>; newest report "
                 f"<code>{_e(Path(r.file).name)}</code>, started {_e(r.started or '?')}.</p>",
-                f"<p>Plays: {_e(variant_played(r, self.spec))}</p>",
+                f"<p>Plays: {_e(reports._clip(variant_played(r, self.spec), 2000))}</p>",
                 "<nav class='counts'>" + "".join(
                     f"<a class='{self._area_class(e, a)}' href='#area-{_e(a)}'>{_e(a)}</a>"
                     for a in self.areas) + "</nav>",
