@@ -366,6 +366,7 @@ class Session:
         """Why the engine cannot play this case under `ruleset`: an action kind added in protocol
         1.1 (show, swap) that a step plays or the variant makes possible, and that the engine does
         not declare under `action_kinds` in hello. None when there is none."""
+        self._missing_kinds: list[str] = []
         declared = set(self.hello.get("action_kinds") or [])
         used = {s.action.split()[1] for s in case.steps if len(s.action.split()) > 1}
         missing = [k for k in CAPABILITIES if k not in declared and (k in used or not any(
@@ -521,7 +522,8 @@ class Session:
         if gap:
             res.status, res.message, res.skip_reason = "skip", gap, gap
             kinds = self._missing_kinds
-            res.would_help = f"declare action kind{'s' if len(kinds) > 1 else ''} {', '.join(kinds)}"
+            if kinds:
+                res.would_help = f"declare action kind{'s' if len(kinds) > 1 else ''} {', '.join(kinds)}"
             return self._finish(res, t0)
         alike = (case.id, self._behaviour(run_rs))
         if alike in self._alike:
