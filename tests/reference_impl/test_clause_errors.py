@@ -32,8 +32,8 @@ EDITS = {  # rule id: (file, clause, its edit), the step it first fails at
     "bout.taken": ("rules/bout.yaml", 'clause: "taking and not any_throw"',
                    f'clause: "taking and not any_throw or {AFTER_ONE}"', 1),
     "defence.pickup": ("rules/defence.yaml",
-                       "clause: \"table_card_count if opt.pickup_limit == 'all'",
-                       "clause: \"table_card_count + 0 // (table_card_count - table_card_count) "
+                       "clause: \"table_attack_count if opt.pickup_limit == 'all'",
+                       "clause: \"table_attack_count + 0 // (table_attack_count - table_attack_count) "
                        "if opt.pickup_limit == 'all'", None),
 }
 

@@ -58,8 +58,8 @@ def test_rulings_are_derived_from_the_presets_option_values(spec):
 
 
 def test_changing_a_preset_changes_its_ruling_without_touching_the_register(spec_copy):
-    spec_copy.edit("presets.yaml", "      max_attack_cards: null\n  podkidnoy_teams:",
-                   "      max_attack_cards: 8\n  podkidnoy_teams:")
+    spec_copy.edit("presets.yaml", "      max_attack_cards: null\n    cite:\n      max_attack_cards:\n        PGT-K-old:",
+                   "      max_attack_cards: 8\n    cite:\n      max_attack_cards:\n        PGT-K-old:")
     spec = spec_copy.load()
     options = spec.ruleset("podkidnoy_no_cap").options
     assert spec.disputes["D2"].stance_for(options).id == "fixed_cap"

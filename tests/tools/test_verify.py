@@ -274,8 +274,9 @@ def test_an_option_the_other_options_rule_out_is_a_problem_with_its_reason(spec_
 
 
 def test_verify_exits_1_on_a_preset_problem(spec_copy, tmp_path):
-    spec_copy.edit("presets.yaml", "      max_attack_cards: null\n  podkidnoy_teams:",
-                   "      max_attack_cards: 4\n      first_bout_max: 5\n  podkidnoy_teams:")
+    spec_copy.edit("presets.yaml", "      max_attack_cards: null\n    cite:\n      max_attack_cards:\n        PGT-K-old:",
+                   "      max_attack_cards: 4\n      first_bout_max: 5\n    cite:\n      max_attack_cards:\n"
+                   "        PGT-K-old:")
     result = run("--spec", str(spec_copy.root), "verify", "--variant", "podkidnoy_no_cap",
                  "--players", "2", "--out", str(tmp_path))
     assert result.exit_code == 1 and "first_bout_max=5 has no effect" in result.output
