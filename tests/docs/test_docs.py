@@ -333,7 +333,9 @@ def test_the_html_report_reads_well_in_a_browser(html_report, browser):
                 scroll: document.documentElement.scrollWidth,
                 view: document.documentElement.clientWidth};
     """)
-    assert first["first"] == "failures" and first["top"] < 400  # the failures come first
+    # the report leads with its problems (root causes), then the failures grouped by rule
+    assert first["first"] == "problems" and first["top"] < 400
+    assert browser.execute_script("return document.getElementById('failures') !== null")
     assert first["svg"][0] > 200 and first["svg"][1] > 100  # the position is drawn
     assert first["scroll"] <= first["view"]
     rows = "return [...document.querySelectorAll('tr.row-pass')].filter(r => r.offsetParent).length"
