@@ -161,8 +161,12 @@ class BrokenNeighboursUnderTransfersEngine(NeighboursUnderTransfersEngine):
 
 class IdleDoneEngine(HouseRuleEngine):
     """A "done" from a player with nothing to add is accepted and changes nothing (actions
-    idle_pass no_op); it lists no such pass."""
+    idle_pass no_op); it lists no such pass. It plays done_by main_attacker with thrower_order
+    free_for_all, where a player other than the main attacker may add but has no pass: under
+    podkidnoy's own options a player who could add may always pass, so the broken twin below
+    differed only in positions no deal reaches, which fuzz no longer starts from (c6c390e)."""
 
+    plays = {"done_by": "main_attacker", "thrower_order": "free_for_all"}
     actions = {"idle_pass": "no_op"}
 
     def apply(self, action: str) -> dict:
