@@ -348,7 +348,7 @@ def test_the_case_shrunk_from_a_hang_reproduces_the_hang(spec, tmp_path, monkeyp
     from durak_spec.conformance.transport import PythonAdapter
 
     monkeypatch.setenv("DURAK_MISBEHAVE", "hang")
-    monkeypatch.setenv("DURAK_MISBEHAVE_ON", "0 cover 9C with AD")  # deep in the first game
+    monkeypatch.setenv("DURAK_MISBEHAVE_ON", "1 cover AH with AD")  # deep in the first game
     from durak_spec.conformance.examples.misbehaving_engine import MisbehavingEngine
 
     def adapter():  # a short timeout for the answers, room for the handshake
