@@ -529,6 +529,19 @@ class Game:
         except Exception as exc:  # free until raised; names a clause that fails (ClauseError)
             raise failure_of(exc) or exc
 
+    def play_out(self, choose, limit: int) -> None:
+        """Apply `choose(legal actions)` until the game ends or `limit` steps are played: what
+        apply_action does, without checking that the chosen action is listed (it is taken from
+        the list) and without copying the list, which `choose` must leave as it is."""
+        s, step, legal = self.state, self._step, self._legal
+        try:
+            while legal and s.steps < limit:  # settle lists nothing once the game is over
+                legal = step(self, s, choose(legal))
+        except Exception as exc:  # free until raised; names a clause that fails (ClauseError)
+            raise failure_of(exc) or exc
+        finally:
+            self._legal = legal
+
     # -- legality -------------------------------------------------------------------------
     def _refresh(self) -> None:
         """List the legal actions, first running every bout end that is due (Ruleset._fuse)."""

@@ -33,10 +33,8 @@ def play_random_game(ruleset: Ruleset, players: int, seed: int, check: bool = Tr
     """Play one game from the deal of `seed`, choosing uniformly among legal actions."""
     game = Game.from_seed(ruleset, players, seed)
     choice = random.Random(seed).choice
-    if not check:  # the plain loop, as lean as the public API allows (the game keeps its state)
-        legal, apply, state = game.legal_actions, game.apply_action, game.state
-        while not state.finished and state.steps < STEP_LIMIT:
-            apply(choice(legal()))
+    if not check:  # the plain loop: the game applies each action chosen from its own list
+        game.play_out(choice, STEP_LIMIT)
         return game
     while not game.is_terminal() and game.state.steps < STEP_LIMIT:
         action = choice(game.legal_actions())

@@ -43,12 +43,13 @@ def _broken(spec_copy, rule_id):
     return spec_copy.edit(rel, old, new)
 
 
+@pytest.mark.parametrize("check", [True, False], ids=["checked", "play_out"])
 @pytest.mark.parametrize("rule_id", sorted(EDITS))
-def test_a_clause_that_fails_in_play_names_its_rule_clause_and_step(spec_copy, rule_id):
+def test_a_clause_that_fails_in_play_names_its_rule_clause_and_step(spec_copy, rule_id, check):
     ruleset = _broken(spec_copy, rule_id).load().ruleset("podkidnoy", {})
     with pytest.raises(ClauseError) as caught:
         for seed in range(20):  # someone takes within a few games (defence.pickup)
-            play_random_game(ruleset, 2, seed, report=SimulationReport())
+            play_random_game(ruleset, 2, seed, check, SimulationReport())
     err = caught.value
     assert err.rule_id == rule_id, str(err)
     assert EDITS[rule_id][2].split('"')[1] in str(err) and "ZeroDivisionError" in str(err)

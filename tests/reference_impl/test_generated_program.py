@@ -94,3 +94,18 @@ def test_cards_of_a_hand_are_played_as_their_own_suit_without_a_test_at_run_time
     card.own_suit` folds away; where a kind offers the Weli's named suits it stays."""
     assert ".real." not in spec.ruleset("podkidnoy").source
     assert "card.suit == card.real.suit" in spec.ruleset("weli").source
+
+
+@pytest.mark.parametrize("preset, players", [("podkidnoy", 2), ("perevodnoy", 4)])
+def test_play_out_plays_the_game_apply_action_plays(spec, preset, players):
+    """Game.play_out (durak simulate's loop) applies the chosen actions without the checks of
+    apply_action and plays the very same game, up to its step limit too."""
+    rs = spec.ruleset(preset)
+    for seed, limit in ((3, 5000), (4, 5000), (5, 9)):
+        one, two = Game.from_seed(rs, players, seed), Game.from_seed(rs, players, seed)
+        choice = random.Random(seed).choice
+        while not one.is_terminal() and one.state.steps < limit:
+            one.apply_action(choice(one.legal_actions()))
+        two.play_out(random.Random(seed).choice, limit)
+        assert state_json(two.state) == state_json(one.state)
+        assert two.legal_actions() == one.legal_actions() and two.state.steps <= limit
