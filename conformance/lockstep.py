@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from durak_spec.conformance.actionmodel import ActionModel, atomic_texts, multi_card_openings
 from durak_spec.conformance.coverage import ClauseCoverage
 from durak_spec.conformance.engine import comparable, state_view
-from durak_spec.conformance.protocol import check_result
+from durak_spec.conformance.protocol import check_result, reads_named_suits
 from durak_spec.conformance.transport import Adapter, EngineFault
 from durak_spec.reference_impl.diagnose import (
     Observation,
@@ -202,6 +202,13 @@ def _with_roles(setup: Setup, game: Game) -> Setup | None:
     return named if again.state.defender == game.state.defender else None
 
 
+def _own_suits(sendable):
+    """`sendable` without the actions that play a card as a named suit."""
+    def own(game: Game) -> list:
+        return [a for a in sendable(game) if a.card is None or a.card.real is a.card]
+    return own
+
+
 class Lockstep:
     """Plays games of one variant on the reference and an engine, reporting every divergence to
     `on_divergence` and the rules exercised to `coverage`."""
@@ -217,6 +224,11 @@ class Lockstep:
         self.positions = hello.get("positions") is True
         self.model = ActionModel.from_hello(hello)  # only actions its move model can express
         self._sendable = Game.legal_actions if self.model.canonical else self.model.sendable
+        # a card played as a named suit (6D=H) is sent only where the variant has the Weli, and
+        # never to an engine of protocol 1, which reads version 1's notation only
+        self.named_suits = bool(self.ruleset.played_forms) and reads_named_suits(hello)
+        if self.ruleset.played_forms and not self.named_suits:
+            self._sendable = _own_suits(self._sendable)
         self.on_divergence = on_divergence or (lambda d: None)
         self.wants = lambda sig, length, prior: True  # the campaign counts what it does not want
         self.since_sync: frozenset = frozenset()  # signatures seen since the last (re)start
@@ -289,7 +301,7 @@ class Lockstep:
             if kind in CARD_KINDS:
                 hand = s.hands[seat]
                 card = rng.choice(hand) if hand and rng.random() < 0.9 else rng.choice(self.deck)
-                if g.ruleset.played_forms and not card.is_joker and rng.random() < NAMED:
+                if self.named_suits and not card.is_joker and rng.random() < NAMED:
                     deck = g.ruleset.deck  # a named suit (the Weli's play, or play.named_suit's fault)
                     card = deck.as_suit(card, rng.choice([x for x in deck.suits if x != card.suit]))
                 if kind == "cover":

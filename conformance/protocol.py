@@ -52,6 +52,12 @@ def first_error(name: str, data) -> str | None:
     return f"{err.message}" + (f" at {where}" if where else "") + f" (schema {name}.json)"
 
 
+def reads_named_suits(hello: dict) -> bool:
+    """Whether an engine reads protocol 1.1's card texts: a card played as a named suit (`6D=H`,
+    the Weli). An engine that answers protocol "1" reads version 1's notation only."""
+    return str(hello.get("protocol", "")).strip() not in ("1", "1.0")
+
+
 def dumps(obj) -> str:
     """One protocol line (without its newline): compact JSON, by orjson when it is installed and
     can write the value (else by json, which then writes or refuses it as it always has). Lines

@@ -152,15 +152,15 @@ def golden_case(spec: Spec, variant: str, players: int, seed: int) -> dict:
 
 def _candidates(game: Game, kinds):
     """Actions of `kinds` worth trying in this position: each seat's own cards, each also played
-    as another suit (the Weli's named suit, cards.Deck.as_suit), one foreign card, and every cover
-    target on the table."""
+    as another suit where the variant has the Weli (its named suit, cards.Deck.as_suit: that
+    notation is sent to no other engine), one foreign card, and every cover target on the table."""
     s = game.state
     deck = game.ruleset.deck
     for seat in range(s.n):
         hand = list(s.hands[seat])
         foreign = next((c for c in deck.cards if c not in hand), None)
         named = [deck.as_suit(c, next(x for x in deck.suits if x != c.suit))
-                 for c in hand if not c.is_joker]
+                 for c in hand if not c.is_joker] if game.ruleset.played_forms else []
         cards = hand + named + ([foreign] if foreign is not None else [])
         for kind in kinds:
             if kind not in CARD_KINDS:

@@ -34,7 +34,7 @@ from durak_spec.conformance.actionmodel import ActionModel, translate
 from durak_spec.conformance.cases import CASES_DIR, Case, CaseFacts, Step
 from durak_spec.conformance.engine import PROTOCOL_VERSION, ReferenceEngine, comparable, state_view
 from durak_spec.conformance.problems import Evidence
-from durak_spec.conformance.protocol import check_result
+from durak_spec.conformance.protocol import check_result, reads_named_suits
 from durak_spec.conformance.transport import (
     Adapter,
     AdapterError,
@@ -377,6 +377,22 @@ class Session:
         return (f"the variant has the action kind(s) {', '.join(missing)}, which the engine does not "
                 f"declare (hello \"action_kinds\", protocol 1.1)")
 
+    def notation_gap(self, case: Case, ruleset) -> str | None:
+        """Why the case would send the engine a card text it is not asked to read: a card played
+        as a named suit (`6D=H`) goes only to engines whose variant has the Weli and that read
+        protocol 1.1 (PROTOCOL.md "Action kinds"). None when there is none."""
+        table = (case.setup or {}).get("table") or []
+        texts = [s.action for s in case.steps] + [c for pair in table if isinstance(pair, list)
+                                                  for c in pair if isinstance(c, str)]
+        if not any("=" in t for t in texts if isinstance(t, str)):
+            return None
+        if not ruleset.played_forms:
+            return "a card played as a named suit (the Weli's notation) under a variant without the Weli"
+        if not reads_named_suits(self.hello):
+            return ("a card played as a named suit (the Weli's notation, protocol 1.1) to an "
+                    "engine of protocol 1")
+        return None
+
     def engine_variant(self, case: Case, preset: str, resolved: dict) -> tuple[str, dict]:
         """The preset to send and the option values the engine plays for this case: the case's,
         then the engine's declared house rules (a value it does not list becomes the first it
@@ -518,12 +534,14 @@ class Session:
                 res.status = "skip"
                 res.message, res.skip_reason = self._unplayable_reason(exc, resolved, values)
                 return self._finish(res, t0)
-        gap = self.kind_gap(case, run_rs)
+        gap = self.kind_gap(case, run_rs) or self.notation_gap(case, run_rs)
         if gap:
             res.status, res.message, res.skip_reason = "skip", gap, gap
             kinds = self._missing_kinds
             if kinds:
                 res.would_help = f"declare action kind{'s' if len(kinds) > 1 else ''} {', '.join(kinds)}"
+            elif run_rs.played_forms and not reads_named_suits(self.hello):
+                res.would_help = "declare protocol 1.1"
             return self._finish(res, t0)
         alike = (case.id, self._behaviour(run_rs))
         if alike in self._alike:

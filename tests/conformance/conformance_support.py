@@ -178,3 +178,6 @@ VersionOneKindsClaimingMore = declaring(VersionOneKinds, "VersionOneKindsClaimin
 # Declares a 36-card engine: cases dealt from other decks cannot be played on it.
 ThirtySixCards = declaring(ReferenceEngine, "ThirtySixCards", presets=["podkidnoy"],
                            options={"deck_cards": [36], "jokers": ["none"], "packs": [1]})
+
+# Speaks protocol 1: it reads version 1's card notation only (no named suits, 6D=H).
+VersionOneNotation = declaring(ReferenceEngine, "VersionOneNotation", protocol="1", presets=["weli"])

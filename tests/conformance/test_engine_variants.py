@@ -207,3 +207,39 @@ def test_cases_dealt_from_a_deck_the_engine_does_not_hold_are_skipped_saying_so(
     assert {reason for reason, _ in skip_reasons(skipped)} == \
         {"the setup cannot be played: the engine plays deck_cards = 36 instead of 52, jokers = none "
          "instead of beat_colour"}
+
+
+NAMED_SUIT_WITHOUT_WELI = {  # the case play/named_suit_not_in_variant, retired for this reason
+    "id": "play/named_suit_not_in_variant", "description": "a six played as a named suit",
+    "rules": ["play.named_suit"], "variants": ["podkidnoy"],
+    "setup": {"hands": [["6D", "8S", "TD", "QS", "KC", "AD"], ["7S", "9C", "JD", "QH", "KS", "AC"]],
+              "talon": ["7C", "8D", "9S", "7H"], "trump": "7H", "attacker": 0},
+    "steps": [{"do": "0 attack 6D=H", "expect": "reject", "rule": "play.named_suit"}]}
+
+
+def test_the_welis_named_suits_go_only_to_engines_of_protocol_1_1_whose_variant_has_the_weli(
+        spec, shipped_suite):
+    from durak_spec.conformance.cases import parse_case
+    from durak_spec.conformance.lockstep import Lockstep
+    from durak_spec.reference_impl.game import Game, Setup
+
+    jobs = [(c, v) for c, v in jobs_of(shipped_suite, Selection(cases=("play/*",)))
+            if any("=" in s.action for s in c.steps)]
+    assert jobs and {v for _, v in jobs} == {"weli"}  # no shipped case sends one elsewhere
+    assert {r.status for r in run_cases(spec, "reference", jobs)} == {"pass"}
+    old = run_cases(spec, SUPPORT + "VersionOneNotation", jobs)
+    assert {(r.status, r.skip_reason, r.would_help) for r in old} == {
+        ("skip", "a card played as a named suit (the Weli's notation, protocol 1.1) to an engine "
+                 "of protocol 1", "declare protocol 1.1")}
+    case = parse_case(NAMED_SUIT_WITHOUT_WELI, spec)
+    [elsewhere] = run_cases(spec, "reference", [(case, "podkidnoy")])
+    assert (elsewhere.status, elsewhere.message) == (
+        "skip", "a card played as a named suit (the Weli's notation) under a variant without the Weli")
+    # fuzz probes and plays named suits only for an engine of protocol 1.1 under the Weli
+    hello = {"protocol": "1.1", "levels": ["verdicts"]}
+    weli, weli_v1 = (Lockstep(spec, None, h, "weli", {}) for h in (hello, {**hello, "protocol": "1"}))
+    assert weli.named_suits and not weli_v1.named_suits
+    assert not Lockstep(spec, None, hello, "podkidnoy", {}).named_suits
+    game = Game(weli.ruleset, Setup.from_json(jobs[0][0].setup, weli.ruleset.deck))
+    named = [a for a in weli._sendable(game) if a.card is not None and a.card.real is not a.card]
+    assert named and not set(named) & set(weli_v1._sendable(game))
