@@ -35,9 +35,10 @@ CARD_ATTRS = {"rank": (RANK, "{0}.rank"), "suit": (SUIT, "{0}.suit"),
 PAIR_ATTRS = {"attack": (CARD, "{0}[0]"), "cover": (CARD, "{0}[1]")}
 AGGREGATES = {"all": BOOL, "any": BOOL, "sum": INT, "min": None, "max": None, "argmin": SEAT,
               "argmax": SEAT, "count": INT}
-# What an aggregate may iterate: seats, the cards of a seat's hand, the suits of the deck, and the
-# covered pairs of the table (attack card and its cover).
-ITERABLES = ("seats", "cards(SEAT)", "suits", "covered")
+# What an aggregate may iterate: seats, the cards of a seat's hand, the suits of the deck, the
+# covered pairs of the table (attack card and its cover), and the cards still in play (every hand,
+# the table and the talon: all but the discard pile, which is out of play).
+ITERABLES = ("seats", "cards(SEAT)", "suits", "covered", "in_play")
 CMP_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
            ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not"}
 ARITH_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
@@ -520,6 +521,8 @@ class Compiler:
             return SUIT, repr(tuple(self.env.literals.suits)), frozenset()
         if isinstance(it, ast.Name) and it.id == "covered":
             return PAIR, "[_p for _p in s.table if _p[1] is not None]", frozenset({"covered"})
+        if isinstance(it, ast.Name) and it.id == "in_play":
+            return CARD, "s.in_play()", frozenset({"in_play"})
         if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "cards"
                 and len(it.args) == 1 and not it.keywords):
             seat = self.emit(it.args[0])

@@ -183,6 +183,14 @@ class State:
     def table_cards(self) -> list[Card]:
         return [c for pair in self.table for c in pair if c is not None]
 
+    def in_play(self) -> list[Card]:
+        """The physical cards still in the game: every hand, the table and the talon (the turn-up
+        and a card hidden under it included); the discard pile is out of play."""
+        out = [c for h in self.hands for c in h]
+        out += [c.real for pair in self.table for c in pair if c is not None]
+        out += self.talon
+        return out
+
 
 # Slots holding numbers, cards, bools or None, which a clone may share.
 _CONTAINERS = {"hands", "table", "talon", "discard", "passed", "out", "finish_order", "can_throw",

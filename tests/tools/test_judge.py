@@ -202,6 +202,22 @@ def test_the_judge_follows_an_edited_spec(spec_copy):
     assert (cap["value"], cap["origin"]) == (7, "preset podkidnoy")
 
 
+def test_the_seven_of_trumps_after_the_six_is_discarded_tells_the_readings_of_d61_apart(spec_copy):
+    """The claim of trump-exchange-after-six-discarded fails under the deck's-lowest reading (the
+    clause before D61 was followed), so the position checks the reading the spec states."""
+    path = POSITIONS / "trump-exchange-after-six-discarded.yaml"
+    spec_copy.edit("rules/deck.yaml",
+                   "not any(is_trump(c) and c.rank < card.rank for c in in_play)",
+                   "card.rank == deck_lowest_rank")
+    result = run("--spec", spec_copy.root, "judge", path, "--variant", "marmot_tournament",
+                 "--format", "json")
+    (r,) = json.loads(result.output)["rulings"]
+    assert r["legal"] is False
+    assert [x["id"] for x in r["rules"] if x["role"] == "forbids"] == ["deck.trump_exchange_card"]
+    (r,) = judge_json(path, "--variant", "marmot_tournament")["rulings"]
+    assert r["legal"] is True
+
+
 SEVENTH = yaml.safe_load((POSITIONS / "attack-limit-seventh-card.yaml").read_text())
 
 

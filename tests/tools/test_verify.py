@@ -137,6 +137,38 @@ def test_the_z3_backend_agrees_with_the_python_backend_under_every_preset(spec):
         assert _agree(ruleset, ruleset.player_limits[0] + 1, seeds=1, steps=8) > 20, preset
 
 
+def test_the_cards_in_play_read_alike_in_both_backends(spec):
+    """deck.trump_exchange_card reads the cards still in play (D61): with the six of trumps
+    discarded the seven may be swapped and the eight may not; with the six in the talon neither.
+    On those states the z3 term of each swap is the interpreter's verdict; on a symbolic state,
+    which does not hold the discard pile, it stays open."""
+    positions = Path(__file__).resolve().parents[2] / "positions"
+    ruleset = spec.ruleset("marmot_tournament")
+    m = Machine(ruleset, 2)
+    seen = {}
+    for name in ("trump-exchange-after-six-discarded.yaml", "trump-exchange-six-in-play.yaml"):
+        setup = Setup.from_json(yaml.safe_load((positions / name).read_text())["setup"], ruleset.deck)
+        game = Game(ruleset, setup)
+        s, cs = game.state, concrete(m, game.state)
+        for text in ("1 swap 7H", "0 swap 8H"):
+            a = game.parse_action(text)
+            (cr, term), = [(cr, t) for cr, t in m.rule_terms(cs, symbolic_action(m, s, a))
+                           if cr.rule.id == "deck.trump_exchange_card"]
+            want = bool(cr.clause.fn(s, a.seat, a.card, a.target))
+            assert _value(term) is want, (name, text)
+            seen[(name, text)] = want
+    assert seen == {("trump-exchange-after-six-discarded.yaml", "1 swap 7H"): True,
+                    ("trump-exchange-after-six-discarded.yaml", "0 swap 8H"): False,
+                    ("trump-exchange-six-in-play.yaml", "1 swap 7H"): False,
+                    ("trump-exchange-six-in-play.yaml", "0 swap 8H"): False}
+    fresh = SymState.fresh(m)
+    sa = symbolic_action(m, game.state, game.parse_action("1 swap 7H"))
+    (term,) = [t for cr, t in m.rule_terms(fresh, sa) if cr.rule.id == "deck.trump_exchange_card"]
+    solver = z3.Solver()
+    solver.add([zbool(c) for c in m.side])
+    assert solver.check(zbool(term)) == z3.sat and solver.check(z3.Not(zbool(term))) == z3.sat
+
+
 def _agree(ruleset, n, seeds, steps):
     """Compare the backends' invariants, decisions (the trump suit too) and rule terms on the states
     of `seeds` random games of at most `steps` steps; the number of rule terms compared."""

@@ -66,7 +66,11 @@ class VocabularyTables(DurakDirective):
         out += [para(strong("Card attributes")), table(["attribute", "type"], rows, [4, 8])]
         rows = [[literal(f"{name}(EXPR for x in seats if COND)"), t or "the type of EXPR"]
                 for name, t in lang.AGGREGATES.items()]
-        out += [para(strong("Aggregates over seats")), table(["form", "type"], rows, [6, 6])]
+        out += [para(strong("Aggregates over seats")), table(["form", "type"], rows, [6, 6]),
+                para("An aggregate may iterate: ", *joined([literal(i) for i in lang.ITERABLES]),
+                     " (the seats; the cards of a seat's hand; the suits of the deck; the covered "
+                     "pairs of the table; the cards still in play - every hand, the table and the "
+                     "talon, not the discard pile).")]
         ops = list(lang.CMP_OPS.values()) + list(lang.ARITH_OPS.values())
         out.append(para("Operators: ", *joined([literal(o) for o in ops + ["and", "or", "not",
                                                                             "x if c else y"]]),

@@ -3,7 +3,8 @@ mapped onto it.
 
 The state abstracts what clauses can see: hand sizes per seat, talon and discard counts, table
 counts and the sets of ranks on the table, roles, passes, out seats, bout counters and the
-bookkeeping of the last draw. Which cards a hand holds is not tracked; where a clause needs a card
+bookkeeping of the last draw. Which cards a hand holds, and which are still in play rather than
+discarded, is not tracked; where a clause needs a card
 (the card played, the card covered) the action carries a symbolic rank and suit, and where it needs
 to know whether a seat could add some card (`has_throw`, `any_throw`) the state carries a witness
 card per seat that must pass the spec's own throw clauses. That over-approximates the game, so a
@@ -136,6 +137,9 @@ class SymState:
     f: dict
     _can_throw: list | None = field(default=None, repr=False)
     _havoc: dict = field(default_factory=dict, repr=False)
+    # The cards still in play (Card values), held only by a state made from an interpreter
+    # State (`concrete`); elsewhere an aggregate over `in_play` is a fresh value (translate.py).
+    cards_in_play: list | None = field(default=None, repr=False)
 
     # -- construction ----------------------------------------------------------------------
     @classmethod
@@ -408,7 +412,9 @@ def concrete(machine, s) -> SymState:
         "laid": (list(s.laid_by) + [0] * machine.layer_slots)[:machine.layer_slots],
     }
     turn_up = Card(s.trump_card.rank, machine.suits.index(s.trump_card.suit))
-    return SymState(machine, f, _can_throw=list(s.can_throw), _havoc={"turn_up": turn_up})
+    in_play = [Card(c.rank, machine.suits.index(c.suit)) for c in s.in_play()]
+    return SymState(machine, f, _can_throw=list(s.can_throw), _havoc={"turn_up": turn_up},
+                    cards_in_play=in_play)
 
 
 def _hidden_trump(machine, s) -> int:

@@ -288,8 +288,15 @@ class Translator:
         if isinstance(it, ast.Name) and it.id == "covered":
             return self._pairs(fname, node, gen, comp)
         if isinstance(it, ast.Call) and it.func.id == "cards":
-            return self._hand_cards(fname, node, it)
-        if isinstance(it, ast.Name) and it.id == "suits":
+            seat = self.tr(it.args[0]).value
+            return self._havoc_cards(fname, node, repr(seat), self.state.hand_of(seat))
+        if isinstance(it, ast.Name) and it.id == "in_play":
+            cards = self.state.cards_in_play
+            if cards is None:  # which cards are out of play is not held: at most the deck's
+                left = simp(m.deck_size - zint(self.state.value("discard_count")))
+                return self._havoc_cards(fname, node, "in_play", left)
+            domain = [(V(c, CARD), c) for c in cards]  # a concrete state's own cards
+        elif isinstance(it, ast.Name) and it.id == "suits":
             domain = [(V(letter, SUIT), letter) for letter in m.plain_suits]
         else:
             domain = [(V(seat, SEAT), seat) for seat in range(self.state.n)]
@@ -331,16 +338,15 @@ class Translator:
         rtype = SEAT + "?" if fname in ("argmin", "argmax") else etype.rstrip("?") + "?"
         return V(opt_simp(best), rtype)
 
-    def _hand_cards(self, fname, node, it):
-        """An aggregate over the cards of a hand, which the abstraction does not hold: a fresh
-        value per state and (aggregate, bound names), bounded where that is sound."""
-        seat = self.tr(it.args[0]).value
+    def _havoc_cards(self, fname, node, where: str, size):
+        """An aggregate over cards the abstraction does not hold (a hand's, or those in play): a
+        fresh value per state and (aggregate, `where`, bound names); a count is bounded by
+        `size`, the number of cards iterated."""
         m = self.state.machine
         reads = tuple((o, repr(self.options[o])) for o in options_read(node, self.definitions))
-        key = (ast.dump(node), repr(seat), reads,
+        key = (ast.dump(node), where, reads,
                tuple(sorted((k, repr(v.value)) for k, v in self.names.items())),
                tuple(sorted((k, repr(v.value)) for k, v in self.loop.items())))
-        hand = self.state.hand_of(seat)
 
         def make():
             tag = f"havoc{next(HAVOC)}.{fname}"
@@ -348,7 +354,7 @@ class Translator:
                 return V(z3.Bool(tag), BOOL)
             if fname == "count":
                 v = z3.Int(tag)
-                m.side.append(z3.And(v >= 0, v <= zint(hand)))
+                m.side.append(z3.And(v >= 0, v <= zint(size)))
                 return V(v, INT)
             if fname == "sum":
                 return V(z3.Int(tag), INT)
