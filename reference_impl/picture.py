@@ -9,6 +9,8 @@ from html import escape
 
 SUITS = {"S": ("\u2660", "#1d1d1d"), "C": ("\u2663", "#1d1d1d"), "D": ("\u2666", "#c0392b"),
          "H": ("\u2665", "#c0392b")}
+# Jokers (the notation's BJ and RJ): a star in the joker's colour, "Jk" for a rank.
+JOKERS = {"BJ": ("\u2605", "#1d1d1d"), "RJ": ("\u2605", "#c0392b")}
 CW, CH = 40, 56          # card size
 LABEL = 150              # width of the seat labels
 PAIR = CW + 26           # distance between table pairs
@@ -18,7 +20,9 @@ ROW = CH + 16            # height of a seat's row
 def card_svg(text: str, x: float, y: float, trump_suit: str, marked: bool = False) -> str:
     """One face-up card; trumps are tinted, the card an action plays is outlined."""
     rank, suit = text[:-1], text[-1]
-    symbol, colour = SUITS[suit]
+    if text in JOKERS:
+        rank, suit = "Jk", None
+    symbol, colour = JOKERS[text] if suit is None else SUITS[suit]
     fill = "#fdf3c4" if suit == trump_suit else "#ffffff"
     stroke = 'stroke="#1f6fd1" stroke-width="3"' if marked else 'stroke="#555"'
     return (f'<g transform="translate({x:g},{y:g})">'
