@@ -54,11 +54,14 @@ def test_in_a_match_a_redeal_does_not_count_and_the_same_dealer_deals_again(dura
     assert again.setup.dealer == 1 and again.setup.deal_number == 1
 
 
+MATCHES = 4  # of each player count
+
+
 def test_random_matches_with_redeals_end_and_keep_their_invariants(durak):
     rs = durak.ruleset("marmot_tournament", match_end="deals", match_deals=3)
     rng = random.Random(4)
     redeals = 0
-    for players in (2, 4):
+    for players in (2, 4) * MATCHES:  # a redeal is rare: enough matches that one comes
         match = Match(rs, players)
         while not match.over:
             game = match.deal(rng.randrange(2**31))
@@ -72,7 +75,7 @@ def test_random_matches_with_redeals_end_and_keep_their_invariants(durak):
             redeals += result.redeal
             assert not result.failed
         assert len(match.deals) == 3
-    assert redeals
+    assert redeals, redeals
 
 
 def test_a_void_deal_passes_every_state_invariant(durak):
