@@ -29,6 +29,7 @@ class Rule:
     decides: str | None = None
     options: list[str] = field(default_factory=list)
     definition: str | None = None
+    plain: str = ""  # the rule in plain words, for the rulebook pages (no option values)
 
 
 @dataclass
@@ -41,6 +42,19 @@ class Option:
     meaning: str
     disputes: list[str]
     sources: list[str]
+    # The rulebook's sentence per value, keyed by the value's spec notation (value_text), or "*"
+    # for a template of the other values ({value}); an empty sentence says nothing.
+    plain: dict = field(default_factory=dict)
+
+    def plain_for(self, value, values: dict | None = None) -> str | None:
+        """The rulebook's sentence for `value`, or None when there is none; `{value}` in it is
+        the value, `{OPTION}` the value of another option in `values`."""
+        text = self.plain.get(value_text(value), self.plain.get("*"))
+        if text is None:
+            return None
+        given = {"value": value, **(values or {})}
+        return PLACEHOLDER.sub(lambda m: value_text(given[m.group(1)]) if m.group(1) in given
+                               else m.group(0), text)
 
 
 def type_ok(kind: str, v) -> bool:
@@ -69,6 +83,7 @@ def value_text(v) -> str:
     return "null" if v is None else str(v).lower() if isinstance(v, bool) else str(v)
 
 
+PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 OPTION_REF = re.compile(r"\bopt\.([a-z_][a-z0-9_]*)")
 WORD = re.compile(r"\b[a-z_][a-z0-9_]*\b")
 

@@ -8,7 +8,7 @@ import json
 
 from cli_support import run
 
-from durak_spec.tools.lint.spec import LintReport, _check_citations
+from durak_spec.tools.lint.spec import LintReport, _check_citations, _check_plain_words
 
 
 def citation_problems(spec) -> list[str]:
@@ -57,4 +57,27 @@ def test_lint_catches_an_uncited_value_and_a_source_the_preset_does_not_cite(spe
     problems = citation_problems(spec_copy.load())
     assert any("marmot_tournament assigns redeal but does not cite" in p for p in problems)
     assert any("perevodnoy_passport: cite.passport cites TS-RU, which is not among" in p
+               for p in problems)
+
+
+def plain_problems(spec) -> list[str]:
+    report = LintReport()
+    _check_plain_words(spec, report, {o for o in spec.options})
+    return report.problems
+
+
+def test_lint_names_a_rule_or_a_preset_value_without_plain_words(spec, spec_copy):
+    """The rulebook pages say each rule in plain words from spec/ data; lint names what is
+    missing, and a plain key that is no value of its option."""
+    assert plain_problems(spec) == []
+    taken = "    plain: >-\n      When the defender has said they take and nobody adds another card,"
+    text = (spec_copy.root / "rules/bout.yaml").read_text()
+    start = text.index(taken)
+    spec_copy.edit("rules/bout.yaml", text[start:text.index("    text:", start)], "")
+    spec_copy.edit("options.yaml", '      "all_but_one": >-', '      "all_but_two": >-')
+    problems = plain_problems(spec_copy.load())
+    assert any("(bout.taken) reads no option and has no plain sentence" in p for p in problems)
+    assert any("options.deal.plain.all_but_two: 'all_but_two' is no value of deal" in p
+               for p in problems)
+    assert any("options.deal.plain has no sentence for all_but_one (preset railway's value)" in p
                for p in problems)

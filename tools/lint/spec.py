@@ -2,7 +2,8 @@
 
 Problems (exit 1): a preset that does not compile, an option no clause reads, an option or preset
 whose listed disputes or sources are empty, options and the dispute register (disputes.yaml)
-disagreeing. Notes (printed, exit 0): sources nobody cites.
+disagreeing, a rule or a preset's option value without its plain words for the rulebook pages.
+Notes (printed, exit 0): sources nobody cites.
 Case coverage (every legality rule has accepting and rejecting cases) joins when the conformance
 suite exists.
 """
@@ -13,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.model import rule_options, value_text
 from durak_spec.reference_impl.spec import Spec
 
 OPTION_REF = re.compile(r"\bopt\.([a-z_][a-z0-9_]*)")
@@ -57,6 +59,7 @@ def lint(spec: Spec) -> LintReport:
     _check_disputes(spec, report)
     _check_variants(spec, report)
     _check_citations(spec, report)
+    _check_plain_words(spec, report, read)
     cited = {t for r in spec.rules for t in r.sources}
     cited |= {t for o in spec.options.values() for t in o.sources}
     cited |= {t for p in spec.presets.values() for t in p["sources"]}
@@ -113,6 +116,40 @@ def _check_variants(spec: Spec, report: LintReport) -> None:
                     report.problems.append(
                         f"variants.yaml: {v['id']} is implemented by options, but disputes.yaml "
                         f"still lists {d.id} as open; give it its options and a ruling")
+
+
+def _check_plain_words(spec: Spec, report: LintReport, read: set) -> None:
+    """The rulebook pages (docs) say every rule in plain words: each rule that reads no option has
+    its `plain` sentence, and each value a preset gives an option that clauses read has its
+    sentence in the option's `plain` (an empty one where there is nothing to add); a `plain` key
+    that is no value of the option is a typo."""
+    for r in spec.rules:
+        if not r.plain and not rule_options(spec, r):
+            report.problems.append(f"{r.file}: {r.path} ({r.id}) reads no option and has no plain "
+                                   "sentence for the rulebook pages (plain: ...)")
+    for name, option in spec.options.items():
+        allowed = {value_text(v) for v in option.values} | {"*"}
+        for key in sorted(set(option.plain) - allowed):
+            report.problems.append(f"options.yaml: options.{name}.plain.{key}: {key!r} is no value "
+                                   f"of {name} (values: {', '.join(sorted(allowed - {'*'}))})")
+    needed: dict = {}
+    for preset in spec.presets:
+        try:
+            values = spec.ruleset(preset).options
+        except DurakError:
+            continue  # reported above
+        for name in read & set(spec.options):
+            needed.setdefault((name, value_text(values[name])), preset)
+    for (name, value), preset in sorted(needed.items()):
+        if spec.options[name].plain_for(_value(spec, name, value)) is None:
+            report.problems.append(f"options.yaml: options.{name}.plain has no sentence for "
+                                   f"{value} (preset {preset}'s value), so its rulebook page "
+                                   "cannot say the rule in plain words")
+
+
+def _value(spec: Spec, name: str, text: str):
+    """The value of option `name` whose spec notation is `text`."""
+    return next(v for v in spec.options[name].values if value_text(v) == text)
 
 
 def _check_citations(spec: Spec, report: LintReport) -> None:

@@ -93,6 +93,22 @@ class DocsData:
         return [p for p, rs in self.rulesets.items() if rule in rs.active_rules
                 and (not rule.applies_to or rule.key or _can_refuse(rs, rule))]
 
+    def in_rulebook(self, rule: Rule, preset: str) -> bool:
+        """Whether the preset's rulebook states the rule: it can decide under the preset, or it
+        is a legality rule that is reached and always allows because of the options it reads (a
+        permission, such as transferring under perevodnoy); a legality rule of action kinds that
+        some earlier rule always refuses is left to that rule ("there are no transfers")."""
+        rs = self.rulesets[preset]
+        if rule not in rs.active_rules:
+            return False
+        if rule.applies_to and not rule.key:
+            reached = _reached(rs, rule)
+            if not any(kind in possible_kinds(rs) for kind in rule.applies_to):
+                return any(_gates(rs, rule, kind) for kind in rule.applies_to)
+            return (preset in self.deciding_presets(rule)
+                    or (bool(self.rule_options.get(rule.id)) and any(reached)))
+        return preset in self.deciding_presets(rule)
+
     def sources_citing(self, tag: str) -> list[str]:
         return [r.id for r in self.spec.rules if tag in r.sources]
 
@@ -178,12 +194,32 @@ def _dispute_key(did: str):
 
 def _can_refuse(ruleset, rule: Rule) -> bool:
     """Whether a legality rule can be the rule that refuses an action under the ruleset."""
+    return any(not always for always in _reached(ruleset, rule))
+
+
+def possible_kinds(ruleset) -> set[str]:
+    """The action kinds no legality rule always refuses under the ruleset."""
+    return {kind for kind, crs in ruleset.legality.items()
+            if not any(cr.clause.const and not cr.clause.value for cr in crs)}
+
+
+def _gates(ruleset, rule: Rule, kind: str) -> bool:
+    """Whether the rule is the first legality rule of `kind` that always refuses it."""
+    for cr in ruleset.legality.get(kind, []):
+        if cr.clause.const and not cr.clause.value:
+            return cr.rule.id == rule.id
+    return False
+
+
+def _reached(ruleset, rule: Rule) -> list[bool]:
+    """For each action kind of a legality rule under which it is checked at all (no earlier rule
+    of that kind refuses every such action): whether it always allows."""
+    out = []
     for kind in rule.applies_to:
         for cr in ruleset.legality.get(kind, []):
             if cr.rule.id == rule.id:
-                if not (cr.clause.const and cr.clause.value):
-                    return True
+                out.append(bool(cr.clause.const and cr.clause.value))
                 break
             if cr.clause.const and not cr.clause.value:
                 break  # an earlier rule refuses every action of this kind
-    return False
+    return out
