@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from docutils import nodes
 
+from .clause import option_names
 from .data import possible_kinds
 from .directives import DurakDirective, source_links
 from .util import joined, para, ref
@@ -50,9 +51,10 @@ class Statement:
 
 def chapters(data, preset: str) -> list[tuple[str, list]]:
     """[(chapter title, [rules in force under the preset])], empty chapters left out; areas no
-    chapter names come last, under their own titles. A rule switched off by its `when` joins
-    where it reads an option no rule in force reads and the preset's value of it has something
-    to say (a bout without a fixed cap: limits.cap is off, and that settles an argument)."""
+    chapter names come last, under their own titles. A rule not in force joins where its `when`
+    (or, without one, the rule) reads an option no rule in force reads and the preset's value of
+    it has something to say (a bout without a fixed cap: limits.cap never refuses, and saying so
+    settles an argument)."""
     spec = data.spec
     named = {a for _, areas, _ in CHAPTERS for a in areas}
     order = list(CHAPTERS) + [(a["title"], (a["id"],), ()) for a in spec.areas
@@ -65,9 +67,16 @@ def chapters(data, preset: str) -> list[tuple[str, list]]:
     read = {o for _, rules in found for r in rules for o in data.rule_options.get(r.id, [])}
     out = []
     for (heading, rules), (_, areas, _) in zip(found, order):
-        off = {r.id for r in spec.rules if r.area in areas and r not in rs.active_rules
-               and any(o not in read and spec.options[o].plain_for(rs.options[o], rs.options)
-                       for o in data.rule_options.get(r.id, []))}
+        off = set()
+        for r in spec.rules:
+            if r.area not in areas or r in rs.active_rules:
+                continue
+            says = {o for o in data.rule_options.get(r.id, []) if o not in read
+                    and (r.when is None or o in option_names(r.when))
+                    and spec.options[o].plain_for(rs.options[o], rs.options)}
+            if says:
+                off.add(r.id)
+                read |= says  # one rule not in force says a value, not every one reading it
         rules = [r for r in spec.rules if r in rules or r.id in off]
         if rules:
             out.append((heading, rules))
@@ -113,12 +122,12 @@ def statements(data, preset: str) -> list[tuple[str, list[Statement]]]:
             if st.sentences:
                 said.append(st)
             else:
-                silent.append((rule, st, said))
+                silent.append((rule, st, said[-1] if said else None, said))
         out.append((heading, said))
-    for rule, st, said in silent:
+    for rule, st, before, said in silent:
         speaker = next((said_by[o] for o in data.rule_options.get(rule.id, [])
                         if said_by.get(o) is not None and said_by[o].sentences), None)
-        speaker = speaker or (said[-1] if said else None)
+        speaker = speaker or before or (said[0] if said else None)
         if speaker is not None:
             speaker.rules.append(rule)
             speaker.options += st.options
