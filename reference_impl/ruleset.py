@@ -14,6 +14,7 @@ only; Python adds loops, never a rule.
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -89,10 +90,10 @@ class CompiledRule:
 class Ruleset:
     """A variant ready to play: resolved options, compiled rules, decisions, invariants, flow."""
 
-    def __init__(self, spec: Spec, preset: str, overrides: dict):
+    def __init__(self, spec: Spec, preset: str, overrides: dict, resolved: tuple | None = None):
         self.spec = spec
         self.preset = preset
-        self.options, self.option_origins = self._resolve(preset, overrides)
+        self.options, self.option_origins = resolved or resolve_options(spec, preset, overrides)
         self.overrides = dict(overrides)
         self.deck = self._deck()
         self.player_limits = self.deck.players
@@ -185,27 +186,12 @@ class Ruleset:
         return self.preset + "".join(f" {k}={v}" for k, v in sorted(self.overrides.items()))
 
     # -- options --------------------------------------------------------------------------
-    def _resolve(self, preset: str, overrides: dict):
-        spec = self.spec
-        if preset not in spec.presets:
-            raise SpecError(f"unknown preset {preset!r}.{suggest(preset, spec.presets)} "
-                            f"Presets: {', '.join(spec.presets)}")
-        chain, p = [], preset
-        while p is not None:
-            if p in chain:
-                raise SpecError(f"presets extend each other in a cycle: {' -> '.join(chain + [p])}",
-                                path=f"presets.{p}.extends")
-            chain.append(p)
-            p = spec.presets[p].get("extends")
-        values = {n: o.default for n, o in spec.options.items()}
-        origins = {n: "default" for n in spec.options}
-        for p in reversed(chain):
-            for n, v in spec.presets[p]["options"].items():
-                values[n], origins[n] = v, f"preset {p}"
-        for n, v in overrides.items():
-            check_option_value(spec, n, v, None, f"--option {n}")
-            values[n], origins[n] = v, "override"
-        return values, origins
+    def requested_as(self, overrides: dict, origins: dict) -> Ruleset:
+        """This compiled variant as asked for with other overrides that resolve to the same
+        option values: the compiled rules are shared, the name and the origins are the asker's."""
+        twin = copy.copy(self)
+        twin.overrides, twin.option_origins = dict(overrides), origins
+        return twin
 
     def _deck(self):
         """The deck the definitions deck_pack, deck_jokers and deck_copies pick (rule
@@ -798,3 +784,27 @@ def _container_local(match: re.Match) -> str:
 
 def _indented(lines: list[str], by: int) -> list[str]:
     return [" " * by + line for line in lines]
+
+
+def resolve_options(spec: Spec, preset: str, overrides: dict) -> tuple[dict, dict]:
+    """The option values of a preset with overrides, and where each comes from (default,
+    preset NAME, override); overrides are checked against their options' values."""
+    if preset not in spec.presets:
+        raise SpecError(f"unknown preset {preset!r}.{suggest(preset, spec.presets)} "
+                        f"Presets: {', '.join(spec.presets)}")
+    chain, p = [], preset
+    while p is not None:
+        if p in chain:
+            raise SpecError(f"presets extend each other in a cycle: {' -> '.join(chain + [p])}",
+                            path=f"presets.{p}.extends")
+        chain.append(p)
+        p = spec.presets[p].get("extends")
+    values = {n: o.default for n, o in spec.options.items()}
+    origins = {n: "default" for n in spec.options}
+    for p in reversed(chain):
+        for n, v in spec.presets[p]["options"].items():
+            values[n], origins[n] = v, f"preset {p}"
+    for n, v in overrides.items():
+        check_option_value(spec, n, v, None, f"--option {n}")
+        values[n], origins[n] = v, "override"
+    return values, origins

@@ -18,7 +18,8 @@ from .disputes import Dispute, read_disputes
 from .errors import SpecError, suggest
 from .lang import Definition
 from .model import Option, Rule, check_option_value, type_ok
-from .ruleset import Ruleset
+from .primitives import PRIMITIVES
+from .ruleset import Ruleset, resolve_options
 from .yamlio import INDEX_NAME, ContentIndex, InputError, digest, load_file, read_bytes, seal_of
 
 __all__ = ["Option", "Rule", "Spec", "check_option_value", "default_spec_dir", "load_spec",
@@ -32,6 +33,11 @@ def default_spec_dir() -> Path:
         if Path(loc, "spec.yaml").is_file():
             return Path(loc)
     raise SpecError("the installed package has no spec/spec.yaml; reinstall durak-spec")
+
+
+# compiled variants a Spec keeps (Spec.ruleset): a run plays a handful, an advice search or a
+# campaign over option values may ask for many; each holds its generated programs.
+RULESET_CACHE = 32
 
 
 @dataclass
@@ -54,6 +60,7 @@ class Spec:
     teams: dict = field(default_factory=dict)  # layout -> {title, text, sources, seating}
     variants: list = field(default_factory=list)  # the sources table (variants.yaml)
     _decks: dict = field(default_factory=dict, repr=False)
+    _rulesets: dict = field(default_factory=dict, repr=False)  # see ruleset()
 
     @property
     def rules_by_id(self) -> dict[str, Rule]:
@@ -66,7 +73,22 @@ class Spec:
             raise SpecError(f"unknown rule id {rule_id!r}.{suggest(rule_id, self.rules_by_id)}") from None
 
     def ruleset(self, preset: str = "podkidnoy", overrides: dict | None = None) -> Ruleset:
-        return Ruleset(self, preset, overrides or {})
+        """The variant compiled, once per preset, option values and primitives: asked for
+        again, even with other overrides that resolve to the same values (an engine's declared
+        variant and the case's own), the compiled rules are shared. The RULESET_CACHE most
+        recent are kept."""
+        overrides = dict(overrides or {})
+        values, origins = resolve_options(self, preset, overrides)
+        # the program calls (or writes out) the primitives as they are now: one replaced, as a
+        # test's recorder does, compiles anew
+        key = (preset, repr(sorted(values.items())), tuple(map(id, PRIMITIVES.values())))
+        rs = self._rulesets.pop(key, None)
+        if rs is None:
+            rs = Ruleset(self, preset, overrides, (values, origins))
+        self._rulesets[key] = rs  # the most recently used last
+        while len(self._rulesets) > RULESET_CACHE:
+            del self._rulesets[next(iter(self._rulesets))]
+        return rs if rs.overrides == overrides else rs.requested_as(overrides, origins)
 
     def citations(self, preset: str) -> dict:
         """Where a preset's option values come from: {option: (preset that assigns it,
