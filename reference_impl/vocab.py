@@ -184,7 +184,10 @@ def _action_kinds() -> dict[str, dict]:
     for loc in (found.submodule_search_locations or []) if found else []:
         path = Path(loc, "flow.yaml")
         if path.is_file():
-            return yaml.safe_load(path.read_text(encoding="utf-8"))["actions"]
+            # libyaml's loader where the build has it (this runs at every start); the file is
+            # the shipped spec's own, checked by load_spec, so no bound is needed here
+            loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+            return yaml.load(path.read_text(encoding="utf-8"), Loader=loader)["actions"]
     raise RuntimeError("the installed package has no spec/flow.yaml; reinstall durak-spec")
 
 
