@@ -447,8 +447,15 @@ class Ruleset:
         else:
             lines += ["        for seat in range(s.n):", f"            if not ({cond(1)}): continue"]
         if kind in vocab.CARD_KINDS:  # each card of the hand, and the Weli in every suit
-            hand = f"_forms_{kind}(_c_hands[seat])" if kind in self.named_forms else "_c_hands[seat]"
-            each = [f"for card in {hand}:"] + ([f"    if not ({cond(2)}): continue"] if levels[2] else [])
+            if kind in self.named_forms:  # each held card, then its forms (_forms_<kind>)
+                head, pad = ["for _held in _c_hands[seat]:",
+                             f"    for card in _forms_{kind}[_held.index]:"], "    "
+            else:
+                head, pad = ["for card in _c_hands[seat]:"], ""
+
+            def each(body, head=head, pad=pad):
+                test = [f"    if not ({cond(2)}): continue"] if levels[2] else []
+                return head + [pad + line for line in test + body]
             lines.append(f"            row = {table}[seat]")
             if kind in vocab.TARGET_KINDS:  # one unbeaten target (the usual case): no inner loop,
                 # and what the conditions read of it read once
@@ -457,17 +464,17 @@ class Ruleset:
                 lines += ["            if len(unbeaten) == 1:", "                target = unbeaten[0]",
                           "                at = target.index"]
                 lines += [f"                _t{r.replace('.', '_')} = target{r}" for r in reads]
-                lines += _indented(each + [f"    if {one}: {out}.append(row[card.index][at])"], 16)
+                lines += _indented(each([f"    if {one}: {out}.append(row[card.index][at])"]), 16)
                 lines.append("            else:")
-                lines += _indented(each + ["    crow = row[card.index]", "    for target in unbeaten:",
-                                           f"        if {cond(3)}: {out}.append(crow[target.index])"], 16)
+                lines += _indented(each(["    crow = row[card.index]", "    for target in unbeaten:",
+                                           f"        if {cond(3)}: {out}.append(crow[target.index])"]), 16)
             elif kind in vocab.SECOND_KINDS:  # each pair of hand cards once, the lower index first
-                lines += _indented(each + ["    crow = row[card.index]",
-                                           "    for target in _c_hands[seat]:",
-                                           f"        if target.index > card.index and {cond(3)}: "
-                                           f"{out}.append(crow[target.index])"], 12)
+                lines += _indented(each(["    crow = row[card.index]",
+                                         "    for target in _c_hands[seat]:",
+                                         f"        if target.index > card.index and {cond(3)}: "
+                                         f"{out}.append(crow[target.index])"]), 12)
             else:
-                lines += _indented(each + [f"    {out}.append(row[card.index])"], 12)
+                lines += _indented(each([f"    {out}.append(row[card.index])"]), 12)
         else:
             lines.append(f"            {out}.append({table}[seat])")
         return lines, used | {name for line in lines for name in HOISTED.findall(line)}
@@ -540,8 +547,8 @@ class Ruleset:
                                         vocab.CARD_KINDS, vocab.TARGET_KINDS | vocab.SECOND_KINDS,
                                         forms).items():
             ns[f"_T_{kind}"] = table
-        for kind, offered in self.named_forms.items():
-            ns[f"_forms_{kind}"] = partial(_with_forms, offered)
+        for kind, offered in self.named_forms.items():  # by card index: the card, then its forms
+            ns[f"_forms_{kind}"] = [(c,) + tuple(offered.get(c, ())) for c in self.deck.cards]
         ns.update(_MAX_SETTLE=MAX_SETTLE, _deadlock=partial(_deadlock, self.name),
                   _unsettled=partial(_unsettled, self.name),
                   # how lang.failure_of names a clause that raises in this program: keep it, and
@@ -734,15 +741,6 @@ class Ruleset:
 
     def describe_options(self) -> list[tuple[str, object, str]]:
         return [(n, self.options[n], self.option_origins[n]) for n in self.spec.options]
-
-
-def _with_forms(forms: dict, hand: list) -> list:
-    """The cards of `hand`, each followed by its forms as named suits (the Weli's)."""
-    out = []
-    for card in hand:
-        out.append(card)
-        out.extend(forms.get(card, ()))
-    return out
 
 
 def _prelude(names) -> list[str]:
