@@ -430,6 +430,8 @@ class Ruleset:
                     seat_exprs.append(fixed)
                 else:
                     levels[level].append(em.src)
+        for conditions in levels:  # at each level, a condition looping over cards or seats last
+            conditions.sort(key=_loops)
 
         def cond(level, extra=()):
             return " and ".join([f"({c})" for c in extra] + [f"({c})" for c in levels[level]]) or "True"
@@ -741,6 +743,13 @@ class Ruleset:
 
     def describe_options(self) -> list[tuple[str, object, str]]:
         return [(n, self.options[n], self.option_origins[n]) for n in self.spec.options]
+
+
+def _loops(src: str) -> int:
+    """How many loops (aggregates over seats or cards) the source of a condition runs: the
+    generated program tests its conditions of one level in that order, the cheap ones first
+    (clauses have no side effects, so only the time spent changes)."""
+    return sum(isinstance(node, ast.comprehension) for node in ast.walk(ast.parse(src, mode="eval")))
 
 
 def _prelude(names) -> list[str]:

@@ -109,3 +109,13 @@ def test_play_out_plays_the_game_apply_action_plays(spec, preset, players):
         two.play_out(random.Random(seed).choice, limit)
         assert state_json(two.state) == state_json(one.state)
         assert two.legal_actions() == one.legal_actions() and two.state.steps <= limit
+
+
+def test_a_condition_that_loops_is_tested_after_the_plain_ones_of_its_level(spec):
+    """The swap of podkidnoy_trump_exchange: deck.trump_exchange_card's look over every card in
+    play ('no lower trump in play') runs only for a card below the turn-up (the plain condition of
+    deck.trump_exchange_turn_up, a later rule), not for every trump of every hand."""
+    src = spec.ruleset("podkidnoy_trump_exchange").source
+    swap = src[src.index("# swap"):]
+    test = next(line for line in swap.splitlines() if "s.in_play()" in line)
+    assert test.index("_v_turn_up_rank") < test.index("s.in_play()"), test
