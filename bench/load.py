@@ -10,7 +10,8 @@ the machine falls on both alike):
 - the wall time of `durak --version` and of `durak check --adapter reference --case ONE` as whole
   processes, and their ratio (the target: at most 4), with and without `--variant podkidnoy` (the
   case runs under 12 presets; the reference compiles a ruleset for each).
-In-process loads are timed with every cache emptied first. CPU seconds are printed beside the
+In-process loads are timed with every cache emptied first. The whole processes keep their
+bytecode as an installed package does, after one warm-up round. CPU seconds are printed beside the
 wall clock: on a busy machine, CPU seconds are what an idle one approaches.
 Run: python bench/load.py [--repeats 5] [--case attack/open_any_card]
 """
@@ -53,11 +54,16 @@ def load(full: bool, ids: tuple = ()) -> tuple[float, float, int]:
     return time.perf_counter() - t0, time.process_time() - c0, n
 
 
+# The timed processes may keep their bytecode (.pyc), as an installed package does: where
+# PYTHONDONTWRITEBYTECODE is set, every start of a checkout would compile each module anew.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def process(argv: list[str]) -> tuple[float, float]:
     """(wall s, CPU s of the child) of one whole process."""
     before = os.times()
     t0 = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=ENV)
     wall = time.perf_counter() - t0
     after = os.times()
     return wall, (after.children_user - before.children_user) + \
@@ -100,6 +106,7 @@ def main() -> None:
     for label, extra in (("one case, one preset", ["--variant", "podkidnoy"]),
                          ("one case, every preset it names", [])):
         check = DURAK + ["check", "-q", "--adapter", "reference", "--case", args.case, *extra]
+        process(version), process(check)  # warm: bytecode written, files in the page cache
         v, c = median_pair(lambda: process(version), lambda: process(check), args.repeats)
         print(f"  durak --version                          {med(v, 0):7.3f} s wall {med(v, 1):7.3f} s CPU")
         print(f"  durak check --case ({label:30}) {med(c, 0):7.3f} s wall {med(c, 1):7.3f} s CPU"
