@@ -127,7 +127,7 @@ def run_match_case(session: Session, case_id: str, data: dict, file: str = "") -
     m = data.get("match") or {}
     res = Result(case_id, str(m.get("preset", "")), "pass", str(data.get("description", "")),
                  list(data.get("rules") or []), "match", file,
-                 reproduce=f"durak check --case {case_id}")
+                 reproduce=session.reproduce(case_id, file, None))
     problem = check_match_case(session.spec, case_id, data)
     if problem:
         res.status, res.message = "broken", problem

@@ -418,15 +418,18 @@ class Session:
         values.update(self.options)
         return own, values
 
-    def reproduce(self, case: Case, preset: str) -> str:
+    def reproduce(self, case_id: str, file: str, preset: str | None) -> str:
+        """The command that runs case `case_id` (loaded from `file`) alone against this engine,
+        as this run ran it (a match case, which names its own preset, without --variant)."""
         spec = f" --spec {shlex.quote(self.spec_dir)}" if self.spec_dir else ""
-        root = _cases_root(case)
+        root = _cases_root(case_id, file)
         cases = f" --cases-dir {shlex.quote(str(root))}" if root and root != CASES_DIR else ""
         paths = "".join(f" --path {shlex.quote(str(p))}" for p in self.paths)
+        variant = f" --variant {preset}" if preset else ""
         options = "".join(f" --option {shlex.quote(f'{n}={value_text(v)}')}"
                           for n, v in self.options.items())
         return (f"durak{spec} check --adapter {shlex.quote(self.adapter_name)}{paths}{cases} "
-                f"--case {shlex.quote(case.id)} --variant {preset}{options}")
+                f"--case {shlex.quote(case_id)}{variant}{options}")
 
     # -- re-deriving expectations ---------------------------------------------------------------
     def derive(self, case: Case, ruleset) -> tuple[Case, list[str]]:
@@ -502,7 +505,7 @@ class Session:
     def run_case(self, case: Case, preset: str) -> Result:
         t0 = time.perf_counter()
         res = Result(case.id, preset, "pass", case.description, list(case.rules), case.area, case.file,
-                     reproduce=self.reproduce(case, preset), players=case.players)
+                     reproduce=self.reproduce(case.id, case.file, preset), players=case.players)
         try:
             rs = self.ruleset(case, preset)
         except DurakError as exc:
@@ -909,9 +912,9 @@ def _python_hint(adapter, cmd: str) -> str:
     return ""
 
 
-def _cases_root(case: Case) -> Path | None:
+def _cases_root(case_id: str, file: str) -> Path | None:
     """The folder a case was loaded from (its file's path minus the id), or None."""
-    path, depth = Path(case.file), len(case.id.split("/"))
+    path, depth = Path(file), len(case_id.split("/"))
     if path.suffix != ".yaml" or len(path.parts) <= depth:
         return None
     return path.resolve().parents[depth - 1]

@@ -3,6 +3,7 @@ expected scores, run by `durak check` against engines that declare the match lev
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -45,6 +46,12 @@ def test_the_reference_passes_and_broken_twins_fail_on_the_rule(check):
     failed = [c for c in flat.report["cases"] if c["status"] == "fail"]
     assert flat.exit_code == 1 and failed
     assert failed[0]["check"] == "score.scores" and failed[0]["rule"] == "scoring.penalty_points"
+    # the failure's command runs that match case alone against the same engine, and fails it
+    argv = shlex.split(failed[0]["reproduce"])
+    assert argv[:2] == ["durak", "check"] and "--adapter" in argv and "--variant" not in argv
+    again = check(*argv[2:])
+    assert again.exit_code == 1
+    assert again.statuses() == {(failed[0]["case"], failed[0]["variant"]): "fail"}
 
 
 def test_an_engine_without_the_match_level_keeps_working(check):
