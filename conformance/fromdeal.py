@@ -9,12 +9,18 @@ discard count, bout and beaten bouts. Every answer is checked by replaying it on
 The search is constructive. The position's table is the current bout: its attack cards are laid
 and covered again from a deal in which their players still hold them, in every order the rules
 allow (a depth-first search over the reference's own legal actions, so every rule of the variant
-is obeyed, none restated here). Earlier bouts, where the position counts some (bout, beaten_bouts),
-are played before it as the shortest bouts there are: a card beaten off with a card of the discard,
-or a card taken into the hand that holds it. Where the search covers every history that can end in
-the position (the first bout, two players or every assignment of attack cards to players, no
-action kind that moves roles or cards otherwise, within the bound), a failure proves the position
-unreachable and the answer says so; otherwise it says that none was found within the bound.
+is obeyed, none restated here). Every card of the table is given to a player who laid it: an attack
+card to the main attacker or another who may add, a covering card to the defender, or, where a
+transfer or a shown card can move the defence on within the bout, to any seat. Earlier bouts, where
+the position counts some (bout, beaten_bouts), are played before it as the shortest bouts there
+are: a card beaten off with a card of the discard, or a card taken into the hand that holds it. A
+position that does not say its bout may lie in a later one: where the rules of the bout read the
+bout counts, the table is also laid as in a later bout (every count the rules tell apart), and
+where they read what earlier bouts leave behind (cards drawn, exchanges made) a failure proves
+nothing. Where the search covers every history that can end in the position (the first bout, or
+any bout alike; every opener and every assignment of the table's cards, within the bounds), a
+failure proves the position unreachable and the answer says so; otherwise it gives up, saying
+`not_found` and what it left out.
 
 The result is language-neutral (schemas/from_deal.schema.json), shipped in case files under
 `from_deal:` for the case's own presets (CASES.md), and cached per spec, variant and case.
@@ -22,6 +28,7 @@ The result is language-neutral (schemas/from_deal.schema.json), shipped in case 
 
 from __future__ import annotations
 
+import ast
 import itertools
 import time
 from dataclasses import dataclass, field
@@ -30,17 +37,30 @@ from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.notation import action_text, state_json
 from durak_spec.reference_impl.state import Action
-from durak_spec.reference_impl.vocab import ACTIONS
+from durak_spec.reference_impl.vocab import ACTIONS, STATE
 
-NODES = 4000          # bound on the reference states one search visits
-ASSIGNMENTS = 64      # bound on the ways of giving the table's attack cards to players
+NODES = 100000        # bound on the reference states one search visits
+ASSIGNMENTS = 4096    # bound on the ways of giving the table's cards to players
 PRIOR_ORDERS = 64     # bound on the orders of earlier bouts (beaten off or taken) tried
 LATER_BOUTS = 3       # a position that does not fix its bout is also sought this many bouts on
-# Action kinds that move the roles within a bout (transfer, show): the search does not play them,
-# so where one can be legal a failed search proves nothing. The others (a trump exchange, an
-# exchange with the talon, a redeal) change neither the table nor a hand's size, and a deal may
-# hold their outcome directly.
+# Action kinds that move the roles within a bout (transfer, show): where one can be legal, any
+# seat may have opened the bout, laid a card or covered one before the defence moved on, and the
+# search tries them all. The others (a trump exchange, an exchange with the talon, a redeal)
+# change neither the table nor a hand's size, and a deal may hold their outcome directly.
 MOVES_ROLES = tuple(k for k, a in ACTIONS.items() if a.get("moves_roles"))
+# The kinds of action the search plays to lay a table (the others change neither the table nor
+# a hand's size, and a history may leave them out).
+LAYS = ("attack", "throw", "transfer", "show", "cover", "take", "pass")
+# What a later bout of the deal may hold otherwise than its first, given the same cards: the bout
+# counts, and what earlier bouts leave behind (reference_impl/state.py; the finishing order only
+# ranks players once the game is over, which the search never plays to). A position that does not
+# say its bout may lie in a later one: the counts are tried (_later_bouts_alike); where a rule of
+# the bout reads what earlier bouts leave behind, a failure proves nothing.
+COUNTS = frozenset({"bout_number", "beaten_bouts"})
+LEFT_BEHIND = frozenset(n for n, e in STATE.items() if any(
+    f"s.{attr}" in e.code for attr in ("drew", "after_draw", "short_after_draw", "exchanges",
+                                       "last_table", "last_taken", "last_attacker",
+                                       "last_defender", "emptied")))
 
 
 @dataclass
@@ -165,11 +185,12 @@ def replays_alike(game: Game, target: Game, steps: list[str]) -> bool:
     return True
 
 
-def reach(ruleset, position: dict, steps: list[str] | None = None, nodes: int = NODES) -> Reached:
+def reach(ruleset, position: dict, steps: list[str] | None = None,
+          nodes: int | None = None) -> Reached:
     """Search a deal and a prefix that reach `position` under `ruleset`; with `steps` (a case's
     actions), one after which they play as from the position (verdicts, rules, states, legal)."""
     t0 = time.perf_counter()
-    search = _Search(ruleset, position, nodes)
+    search = _Search(ruleset, position, nodes or NODES)
     search.steps = list(steps or [])
     try:
         result = search.run()
@@ -191,6 +212,7 @@ class _Search:
         self.best = (-1, "", "")  # (progress, why, rule) of the deepest dead end
         self.best_at = None       # (state, action) where that rule forbids the action
         self.others_cover = False
+        self.left_behind: frozenset = frozenset()
         self._assignments_cut = False
         # transfers (or a passport shown) can move the roles within the bout: then any seat may
         # have opened it and laid a card, and the search tries them all
@@ -228,8 +250,10 @@ class _Search:
         if found is not None:
             return found
         progress, why, rule = self.best
-        complete = not self.cut and prior == 0 and self._simple_variant() and \
-            not (self.free_bout and self._reads_counters())
+        complete = not self.cut and prior == 0 and self._simple_variant()
+        if complete and self.free_bout:
+            complete = self._later_bouts_alike()
+            self.best = (progress, why, rule)
         if self.free_bout and not complete:  # later in the deal, after bouts beaten or taken
             for later in range(1, LATER_BOUTS + 1):
                 for beaten in range(later, len(pos.out) - 1, -1):
@@ -255,8 +279,11 @@ class _Search:
             return f"at most {ASSIGNMENTS} ways of giving the table's cards to players are tried"
         if self.others_cover:
             return "players other than the defender could cover, which the search does not try"
-        return ("the position does not say its bout, and in a later bout the rule might decide "
-                "otherwise")
+        if self.left_behind:
+            return (f"the position does not say its bout, and {', '.join(sorted(self.left_behind))} "
+                    "(what earlier bouts leave behind) may decide otherwise in a later bout")
+        return ("the position does not say its bout, and it may be reached in a later bout, "
+                "where the rules read the bout counts")
 
     def seen(self, state) -> tuple:
         """The observable state compared; without the bout counts when the position leaves
@@ -273,51 +300,63 @@ class _Search:
     def _current_bout(self, prior: int, history=None) -> Reached | None:
         """Lay the table from a deal (after `history`: earlier bouts, when given)."""
         pos = self.pos
-        attacks = [a for a, _ in pos.table]
         openers = [pos.attacker] + ([s for s in range(pos.players) if s != pos.attacker
                                      and s not in pos.out] if self.moves_roles else [])
         for hands, prefix_bouts, attacker in (history or [(None, None, s) for s in openers]):
-            for owners in self._assignments(attacks, attacker):
-                found = self._lay(owners, hands, prefix_bouts, attacker)
+            for owner in self._assignments(attacker):
+                found = self._lay(owner, hands, prefix_bouts, attacker)
                 if found is not None:
                     return found
         return None
 
-    def _assignments(self, attacks, attacker):
-        """Who laid each attack card: the main attacker first, then other players who may add."""
+    def _assignments(self, attacker):
+        """Who laid each card of the table, as {card: seat}: each attack card by the main attacker
+        or another player who may add; each covering card by the defender or, where transfers (or
+        a shown card) move the roles within the bout, by any seat that may have defended before
+        (the reference's legal actions say who may). Assignments with fewer covers by others come
+        first."""
         pos = self.pos
+        attacks = [a for a, _ in pos.table]
+        answers = [d for _, d in pos.table if d is not None]
         others = [s for s in range(pos.players) if s != attacker
                   and (s != pos.defender or self.moves_roles)]
         choices = [attacker] + others
+        defenders = [pos.defender] + ([s for s in range(pos.players) if s != pos.defender]
+                                      if self.moves_roles else [])
         # a player in the game with no cards left and no talon to draw from laid some of them
         # (a deal gives everyone cards): the assignments that leave such a player out are no deal
-        covers = any(d is not None for _, d in pos.table)
         must = {s for s in range(pos.players) if not pos.hands[s] and not pos.talon
-                and s not in pos.out and not (s == pos.defender and covers)}
+                and s not in pos.out}
+        coverings = sorted(itertools.product(defenders, repeat=len(answers)),
+                           key=lambda c: sum(s != pos.defender for s in c))
         count = 0
-        for owners in itertools.product(choices, repeat=len(attacks)):
-            if not must <= set(owners):
-                continue
-            if count == ASSIGNMENTS:
-                self._assignments_cut = True
-                return
-            count += 1
-            yield owners
+        for covered_by in coverings:
+            for owners in itertools.product(choices, repeat=len(attacks)):
+                if not must <= set(owners) | set(covered_by):
+                    continue
+                if count == ASSIGNMENTS:
+                    self._assignments_cut = True
+                    return
+                count += 1
+                yield {**dict(zip(attacks, owners)), **dict(zip(answers, covered_by))}
 
-    def _deal_hands(self, owners, hands=None) -> list[list]:
-        pos = self.pos
-        out = [list(h) for h in (hands if hands is not None else pos.hands)]
-        for (a, d), seat in zip(pos.table, owners):
-            out[seat].append(a)
-            if d is not None:
-                out[pos.defender].append(d)
+    def _deal_hands(self, owner: dict, hands=None) -> list[list]:
+        out = [list(h) for h in (hands if hands is not None else self.pos.hands)]
+        for card, seat in owner.items():
+            out[seat].append(card)
         return out
 
-    def _lay(self, owners, hands, prefix_bouts, attacker) -> Reached | None:
+    def _lay(self, owner: dict, hands, prefix_bouts, attacker, later=None) -> Reached | None:
+        """The table laid from the deal that gives each card to its `owner` (after earlier bouts,
+        where `prefix_bouts` makes them); with `later` (bout, bouts beaten off), from that deal
+        as if it were that later bout, which is no history but shows whether one might exist."""
         pos, rs = self.pos, self.rs
-        deal_hands = self._deal_hands(owners, hands)
+        deal_hands = self._deal_hands(owner, hands)
         if prefix_bouts is None:
             setup = Setup(deal_hands, list(pos.talon), pos.trump, pos.dealer, hidden=pos.hidden)
+            if later is not None:  # a seat out now and given no card of the table went out before
+                setup.out = [s for s in pos.out if not deal_hands[s]]
+                setup.bout, setup.beaten_bouts = later
             try:
                 game = Game(rs, setup)
             except DurakError:
@@ -330,6 +369,10 @@ class _Search:
                     self._dead(0, f"its deal cannot be played: {exc}", "")
                     return None
             prefix: list[str] = []
+            if later is not None:
+                game = self._as_later(game, setup, attacker, later)
+                if game is None:
+                    return None
         else:
             setup, prefix = prefix_bouts(deal_hands)
             if setup is None:
@@ -340,16 +383,31 @@ class _Search:
                 game.apply_action(game.parse_action(text))
         if not self.moves_roles and (game.state.defender != pos.defender
                                      or game.state.attacker != attacker):
+            decision = "first_defender" if later is None else "next_defender"
             self._dead(0, f"a bout opened by seat {attacker} is defended by seat "
-                       f"{game.state.defender}, not by seat {pos.defender}", "")
+                       f"{game.state.defender}, not by seat {pos.defender}",
+                       rs.decisions[decision].rule.id)
             return None
-        owner = dict(zip([a for a, _ in pos.table], owners))
         covers = {a: d for a, d in pos.table if d is not None}
         path: list[str] = []
         seen: set = set()
         if self._dfs(game, owner, covers, path, seen):
             return Reached("found", setup.to_json(), prefix + path)
         return None
+
+    def _as_later(self, game: Game, setup: Setup, attacker: int, later) -> Game | None:
+        """The deal's game as bout `later[0]` after `later[1]` bouts beaten off, opened by
+        `attacker` against the defender the rotation rules give (reference_impl/primitives.py
+        next_roles), or None where they give none."""
+        s = game.state.clone()
+        s.bout_number, s.beaten_bouts = later
+        s.attacker = s.opener = s.last_adder = attacker
+        defender = self.rs.decide_fns["next_defender"](s, None)
+        if defender is None or defender == attacker:
+            return None
+        s.defender = defender
+        s.defender_hand_at_start = len(s.hands[defender])
+        return Game.resumed(self.rs, setup, s)
 
     def _dfs(self, game: Game, owner: dict, covers: dict, path: list, seen: set) -> bool:
         self.nodes += 1
@@ -375,12 +433,13 @@ class _Search:
         legal = game.legal_actions()
         for a in legal:
             kind, card = a.kind, a.card
-            if kind == "cover" and a.seat != pos.defender:
+            if kind == "cover" and a.seat != pos.defender and not self.moves_roles:
                 self.others_cover = True  # covers by others are not searched: no proof
             if kind in ("attack", "throw", "transfer") and card in owner and card not in on_table \
                     and owner[card] == a.seat:
                 moves.append((0, a))
-            elif kind == "cover" and covers.get(a.target) is card and a.target not in covered:
+            elif kind == "cover" and covers.get(a.target) is card and a.target not in covered \
+                    and owner[card] == a.seat:
                 moves.append((0, a))
             elif kind == "take" and pos.taking and not s.taking:
                 moves.append((1, a))
@@ -391,7 +450,7 @@ class _Search:
                 missing.append(Action("throw" if s.table else "attack", seat, card))
         for target, card in covers.items():
             if target in on_table and target not in covered:
-                missing.append(Action("cover", pos.defender, card, target))
+                missing.append(Action("cover", owner[card], card, target))
         if len(on_table) == len(owner) and len(covered) == len(covers):
             if pos.taking and not s.taking:
                 missing.append(Action("take", pos.defender))
@@ -423,19 +482,57 @@ class _Search:
         if (progress, bool(rule)) > (self.best[0], bool(self.best[2])):
             self.best, self.best_at = (progress, why, rule), at
 
-    def _reads_counters(self) -> bool:
-        """Whether the rule of the deepest dead end would decide otherwise in a later bout, after
-        bouts beaten off (it reads the bout or beaten-bout count): then a position that does not
-        fix them might be reached later in the deal."""
-        if self.best_at is None:
-            return True
-        state, action = self.best_at
-        later = state.clone()
-        later.bout_number, later.beaten_bouts = state.bout_number + 9, state.beaten_bouts + 9
-        for cr in self.rs.legality.get(action.kind, []):
-            if cr.rule.id == self.best[2]:
-                return bool(cr.clause.fn(later, action.seat, action.card, action.target))
-        return True
+    def _later_bouts_alike(self) -> bool:
+        """Whether no later bout of the deal reaches the position either, the first bout having
+        failed: the current bout is laid again from each deal as if it were a later bout (the
+        counts of bouts and bouts beaten off set, the roles as rotation.defender gives them), for
+        every count the rules can tell apart (each count read compared with a constant: one
+        past the largest). False where the rules read what earlier bouts leave behind, or where
+        the table can be laid in such a bout (earlier bouts are then searched for real)."""
+        clauses = self._clauses()
+        read = frozenset().union(*(c.names for c in clauses))
+        self.left_behind = read & LEFT_BEHIND
+        if self.left_behind:
+            return False
+        # counts no rule reads are all alike: the second bout stands for every later one (and
+        # holds the players out before it, whom no deal can)
+        counted = [c for c in clauses if c.names & COUNTS]
+        top = max([1] + [n.value for c in counted for n in ast.walk(c.tree)
+                         if isinstance(n, ast.Constant) and type(n.value) is int]
+                  + self._definition_ints(frozenset().union(*(c.names for c in counted))))
+        pairs = [(b, k) for b in range(2, top + 2) for k in range(b)] if counted else [(2, 0)]
+        pos = self.pos
+        openers = [pos.attacker] + ([s for s in range(pos.players) if s != pos.attacker
+                                     and s not in pos.out] if self.moves_roles else [])
+        try:
+            for later in pairs:
+                for attacker in openers:
+                    for owner in self._assignments(attacker):
+                        if self._lay(owner, None, None, attacker, later=later):
+                            return False
+        except _Budget:
+            self.cut = True
+            return False
+        return not self._assignments_cut
+
+    def _clauses(self) -> list:
+        """The compiled clauses that decide a bout's play: the legality and order of the kinds
+        that lay the table, and the decisions."""
+        rs = self.rs
+        return ([cr.clause for k in LAYS for cr in rs.legality.get(k, [])]
+                + [rs.order[k].clause for k in LAYS if k in rs.order]
+                + [cr.clause for cr in rs.decisions.values()])
+
+    def _definition_ints(self, names) -> list[int]:
+        """The integer constants of the definitions among `names` (spec/definitions.yaml)."""
+        out = []
+        for name in names:
+            entry = self.rs.spec.definitions.get(name)
+            if entry is None:
+                continue
+            out += [n.value for n in ast.walk(ast.parse(entry.clause, mode="eval"))
+                    if isinstance(n, ast.Constant) and type(n.value) is int]
+        return out
 
     # -- earlier bouts ------------------------------------------------------------------------------
     def _after_bouts(self, prior: int, beaten: int) -> Reached | None:
@@ -464,8 +561,8 @@ class _Search:
                     continue
                 history.append((None, self._prior(order, first, pairs, outs), pos.attacker))
         for _, make, attacker in history:
-            for owners in self._assignments([a for a, _ in pos.table], attacker):
-                found = self._lay(owners, None, make, attacker)
+            for owner in self._assignments(attacker):
+                found = self._lay(owner, None, make, attacker)
                 if found is not None:
                     return found
         return None

@@ -464,6 +464,15 @@ class Game:
         return self._decide(self.state, name)
 
     @classmethod
+    def resumed(cls, ruleset: Ruleset, setup: Setup, state: State) -> "Game":
+        """A game going on from `state` (one of this setup's games, changed by the caller, as
+        conformance/fromdeal.py does to lay a bout as a later one): its legal actions listed
+        afresh."""
+        game = cls(ruleset, setup, _state=state)
+        game._refresh()
+        return game
+
+    @classmethod
     def from_seed(cls, ruleset: Ruleset, players: int, seed: int) -> "Game":
         return cls(ruleset, Setup.deal(ruleset, players, seed))
 

@@ -12,6 +12,7 @@ from conformance_support import declaring
 
 from durak_spec.conformance import fromdeal
 from durak_spec.conformance import fuzz as fuzz_module
+from durak_spec.conformance import runner
 from durak_spec.conformance.cases import parse_case
 from durak_spec.conformance.examples.broken_throw_in_rank import ThrowInAnyRank
 from durak_spec.conformance.examples.deal_only import DealOnlyEngine
@@ -52,6 +53,27 @@ def test_cards_no_order_of_play_can_lay_are_unreachable_with_the_rule(spec):
     assert fromdeal.reach(rs, FOUR_SIXES).status == "found"
     one = spec.ruleset("podkidnoy", {"pile_on": "one_at_a_time"})
     assert fromdeal.reach(one, FOUR_SIXES).status == "unreachable"
+
+
+def test_under_transfers_covers_by_an_earlier_defender_are_searched_so_a_failure_proves(spec):
+    # a transfer or a shown card moves the defence on: any seat may have covered a card before
+    rs = spec.ruleset("perevodnoy", {"pile_on": "any_time"})
+    reached = fromdeal.reach(rs, SIXES)
+    assert reached.status == "unreachable" and reached.rule == "throw_in.rank", reached.why
+    assert fromdeal.reach(rs, FOUR_SIXES).status == "found"
+
+
+def test_a_position_without_its_bout_is_proved_unreachable_in_later_bouts_too(spec):
+    # seat 2 opening against seat 1 of three: no bout, first or later, pairs them so
+    rs = spec.ruleset("podkidnoy", {})
+    position = {"hands": [["9D", "TD"], ["7D", "JD"], ["6S", "7S"]], "talon": ["AS", "AC", "QS"],
+                "trump": "QS", "attacker": 2, "defender": 1, "table": [["9H", "TH"]]}
+    reached = fromdeal.reach(rs, position)
+    assert reached.status == "unreachable" and reached.rule == "start.first_defender", reached.why
+    # where the first bout alone is barred (no transfer in it), later bouts are laid too
+    online = spec.ruleset("perevodnoy_online", {})
+    sixes = {**FOUR_SIXES, "table": [["6S", None], ["6C", None]]}
+    assert fromdeal.reach(online, sixes).status == "found"
 
 
 def _case(spec, setup, steps, options=None):
@@ -103,7 +125,7 @@ def test_a_position_unreachable_under_the_engines_house_rule_is_never_sent(spec)
         assert res.would_help == ""
 
 
-def test_skips_say_which_declaration_would_run_them(spec):
+def test_skips_say_which_declaration_would_run_them(spec, monkeypatch):
     case = _case(spec, COVERED, [{"do": "1 cover 9S with KS"}])
     session = _session(spec, "ProbeTwoOnly", players=[3])
     try:
@@ -111,17 +133,19 @@ def test_skips_say_which_declaration_would_run_them(spec):
     finally:
         session.close()
     assert res.status == "skip" and res.would_help == "declare players 2"
-    # where transfers may move the roles the search proves nothing: positions would run it
-    sixes = _case(spec, SIXES, [{"do": "1 take"}], options={"pile_on": "any_time"})
-    sixes = sixes.__class__(**{**sixes.__dict__, "variants": ["perevodnoy"]})
+    # a search that gives up (here at a bound of 5 states) proves nothing: positions would run it
+    monkeypatch.setattr(fromdeal, "NODES", 5)
+    monkeypatch.setattr(runner, "REACHED", {})
     session = _session(spec, "ProbeDealsOnly3")
     try:
-        deal_only = session.run_case(sixes, "perevodnoy")
+        deal_only = session.run_case(_case(spec, COVERED, [{"do": "1 cover 9S with KS"}]),
+                                     "perevodnoy")
     finally:
         session.close()
     assert deal_only.status == "skip" and deal_only.would_help == "declare positions", \
         deal_only.message
-    assert "that proves nothing" in deal_only.message
+    assert "that proves nothing, as the search stopped at its bound of 5 states" in \
+        deal_only.message
     assert would_help([res, deal_only, deal_only]) == [("declare positions", 2),
                                                       ("declare players 2", 1)]
 
