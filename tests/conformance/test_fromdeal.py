@@ -14,6 +14,7 @@ from durak_spec.conformance import fromdeal
 from durak_spec.conformance import fuzz as fuzz_module
 from durak_spec.conformance import runner
 from durak_spec.conformance.cases import parse_case
+from durak_spec.conformance.coverage import summary
 from durak_spec.conformance.examples.broken_throw_in_rank import ThrowInAnyRank
 from durak_spec.conformance.examples.deal_only import DealOnlyEngine
 from durak_spec.conformance.fuzz import fuzz
@@ -199,3 +200,30 @@ def test_fuzz_without_positions_starts_boundary_seeds_from_the_deals_that_reach_
     assert seeded and not any(is_position for is_position, _ in started)
     # a seed is a deal, then the prefix that reaches the boundary position, then its action
     assert all(len(actions) > 1 for actions in seeded)
+
+
+def _deal_only_coverage(spec, tmp_path, preset: str) -> tuple:
+    name = "python:durak_spec.conformance.examples.deal_only:DealOnlyEngine"
+    adapter = make_adapter(name, spec=spec)
+    hello = adapter.open()
+    assert hello["positions"] is False
+    try:
+        result = fuzz(spec, adapter, hello, preset=preset, players=[2, 4], games=20,
+                      out_dir=tmp_path / preset, adapter_name=name, diagnosis=0)
+    finally:
+        adapter.close()
+    assert not result.entries
+    return summary(result.coverage)
+
+
+def test_fuzz_without_positions_meets_the_rule_coverage_targets_at_two_and_four_players(
+        spec, tmp_path, monkeypatch):
+    # every side of a legality clause that can decide (a boundary case exists for it at 2 or 4
+    # players) is exercised by an engine that can only deal, transfers included
+    for preset, least in (("podkidnoy", 15), ("perevodnoy", 20)):
+        done, total, missing = _deal_only_coverage(spec, tmp_path, preset)
+        assert total >= least and done == total, missing
+    # the boundary seeds reached from deals are what gets there: without them a side is missed
+    monkeypatch.setattr(fromdeal, "reach", lambda *a, **k: fromdeal.Reached("not_found"))
+    done, total, missing = _deal_only_coverage(spec, tmp_path / "unseeded", "perevodnoy")
+    assert done < total, "every side exercised without a boundary seed: the check proves nothing"
