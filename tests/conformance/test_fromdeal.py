@@ -10,9 +10,8 @@ from dataclasses import replace
 import conformance_support
 from conformance_support import declaring
 
-from durak_spec.conformance import fromdeal
+from durak_spec.conformance import fromdeal, runner
 from durak_spec.conformance import fuzz as fuzz_module
-from durak_spec.conformance import runner
 from durak_spec.conformance.cases import parse_case
 from durak_spec.conformance.coverage import summary
 from durak_spec.conformance.examples.broken_throw_in_rank import ThrowInAnyRank
