@@ -195,7 +195,9 @@ def find_problems(results, evidence: Evidence | None = None) -> list[dict]:
     failing runs first. With `evidence`, each problem's advice is confirmed against the whole run,
     and the records' diagnoses and messages say what was confirmed."""
     groups: dict = {}
-    for r in _records(results):
+    records = _records(results)
+    _join_shown(records)
+    for r in records:
         groups.setdefault(_group_key(r), []).append(r)
     out = []
     for (rule, family), runs in groups.items():
@@ -231,6 +233,29 @@ def find_problems(results, evidence: Evidence | None = None) -> list[dict]:
         })
     out.sort(key=lambda p: (-p["count"], str(p["rule"]), p["kind"]))
     return out
+
+
+def _alternatives(r) -> list:
+    return (getattr(r, "diagnosis", None) or {}).get("alternatives") or []
+
+
+def _join_shown(records) -> None:
+    """A difference that several rules explain as well (diagnose's `alternatives`: an engine that
+    lists no cover where the earliest card cannot be beaten is held to it, or cannot beat with
+    those cards) is the run's problem that other failures show plainly: its rule becomes the
+    alternative that decides failures explained by no other rule, where the rule it was given
+    decides none of them. The run's evidence settles what one step cannot."""
+    plain: dict = {}
+    for r in records:
+        if r.status != "error" and not _alternatives(r) and getattr(r, "rule", None):
+            plain[r.rule] = plain.get(r.rule, 0) + 1
+    for r in records:
+        others = [a for a in _alternatives(r) if plain.get(a)]
+        if others and not plain.get(getattr(r, "rule", None)):
+            chosen = max(others, key=lambda a: plain[a])
+            r.rule = chosen
+            if isinstance(r.diagnosis, dict):
+                r.diagnosis["rule"] = chosen
 
 
 def _confirmed_advice(runs, evidence: Evidence, others: list) -> dict | None:

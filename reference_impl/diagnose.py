@@ -92,6 +92,7 @@ class Diagnosis:
     as_if: list = field(default_factory=list)  # [{option: value, ...}] reproducing the engine
     partly: list = field(default_factory=list)  # variants reproducing only the failing check
     searched: int = 0        # variants replayed by the counterfactual search
+    alternatives: list = field(default_factory=list)  # other rules that explain it as well
     involved: list = field(default_factory=list, repr=False)  # rules consulted at the step
 
     def message(self) -> str:
@@ -146,6 +147,8 @@ class _Point:
     legal: bool                 # the reference accepts the step (True at the start)
     provenance: dict            # field -> rule id that last decided it, before this step
     stages: dict                # field -> (stage, rule) this step decided, on the reference
+    history: list = field(default_factory=list)  # [(State, Action)] the engine allowed before,
+    # and the reference too (the steps it accepted, the actions it listed as legal)
 
 
 class Inconsistent(Exception):
@@ -209,6 +212,18 @@ def _remember(prov: dict, stages: dict, talon_before: list, after) -> None:
         prov["_drawn"] = frozenset(c.text for c in talon_before[:len(talon_before) - len(after.talon)])
 
 
+def _listed(game: Game, obs: Observation, history: list) -> None:
+    """Add to `history` the actions the engine listed as legal at an observation before the last
+    one that the reference allows there too (one copy of the state for them all)."""
+    if obs.legal is None or game.state.finished:
+        return
+    texts = _texts(obs.legal)
+    agreed = [a for a in game.legal_actions() if action_text(a) in texts]
+    if agreed:
+        state = game.state.clone()
+        history += [(state, a) for a in agreed]
+
+
 def _replay(rs: Ruleset, setup: Setup, observations: list[Observation], check_earlier: bool) -> _Point:
     """Replay the observations on the reference and return the point of the last one. A step the
     reference forbids is not applied (the engine is taken to have rejected it). With
@@ -216,11 +231,14 @@ def _replay(rs: Ruleset, setup: Setup, observations: list[Observation], check_ea
     observed to do before the last step."""
     game = Game(rs, setup)
     prov = _initial_provenance(game, setup)
+    history: list = []  # what the engine allowed before the last step, where the reference did
     last = len(observations) - 1
     for i, obs in enumerate(observations):
         if obs.action is None:
             if i == last:
-                return _Point(game, game, None, True, dict(prov), {})
+                return _Point(game, game, None, True, dict(prov), {}, history)
+            if not check_earlier:
+                _listed(game, obs, history)
             if check_earlier and not _consistent(game, True, None, obs):
                 raise Inconsistent(i)
             continue
@@ -229,12 +247,12 @@ def _replay(rs: Ruleset, setup: Setup, observations: list[Observation], check_ea
         if i == last:
             before = game.clone()
             if not legal:
-                return _Point(before, before, action, False, dict(prov), {})
+                return _Point(before, before, action, False, dict(prov), {}, history)
             s = game.state
             had, beaten, talon = bool(s.table), s.beaten_bouts, len(s.talon)
             game.apply_action(action)
             return _Point(before, game, action, True, dict(prov),
-                          _stages(rs, had, beaten, talon, game.state, action))
+                          _stages(rs, had, beaten, talon, game.state, action), history)
         if check_earlier and obs.accepted is not None and obs.accepted != legal:
             raise Inconsistent(i)
         if not legal:
@@ -242,8 +260,19 @@ def _replay(rs: Ruleset, setup: Setup, observations: list[Observation], check_ea
         s = game.state
         had, beaten, talon = bool(s.table), s.beaten_bouts, list(s.talon)
         pre = None if check_earlier else game.clone()
+        if pre is not None and obs.accepted is not False:
+            history.append((pre.state, action))
+        table = [c.text for pair in s.table for c in pair if c is not None]
         game.apply_action(action)
-        _remember(prov, _stages(rs, had, beaten, len(talon), game.state, action), talon, game.state)
+        if not check_earlier:
+            _listed(game, obs, history)
+        stages = _stages(rs, had, beaten, len(talon), game.state, action)
+        _remember(prov, stages, talon, game.state)
+        moved = prov["_cards"] = dict(prov.get("_cards", {}))  # card -> the rule that last moved it
+        if action.card is not None:
+            moved[action.card.text] = EFFECT_RULES.get(action.kind)
+        if had and not game.state.table:
+            moved.update(dict.fromkeys(table, stages["table"][1]))
         if pre is not None and had and not game.state.table:
             prov["_pre_end"] = (pre, action)  # the last bout end, for what the engine still allows
         if check_earlier and not _consistent(game, True, action, obs):
@@ -432,11 +461,21 @@ def _put(parent, name: str, index, node) -> None:
         getattr(parent, name)[index] = node
 
 
+def _refuted(history, kinds, fn) -> bool:
+    """Whether a changed clause `fn` of a rule of action `kinds` forbids something the engine
+    allowed earlier in the same game (`history`, where the reference allowed it too): a change
+    that explains the last step but not what the engine did before is not the engine's rule."""
+    return any(a.kind in kinds and not fn(st, a.seat, a.card, a.target) for st, a in history)
+
+
 def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, first_named=None,
-                 involved: list | None = None) -> tuple[str | None, int]:
+                 involved: list | None = None, history=(), ties: list | None = None
+                 ) -> tuple[str | None, int]:
     """The legality rule one change of which turns `ref_allowed` (Actions, in state `s`) into the
-    engine's `eng` (texts) with the fewest mismatches: (rule id, size of the change). The rules
-    of the kinds that differ are added to `involved`."""
+    engine's `eng` (texts) with the fewest mismatches: (rule id, size of the change). A change
+    that forbids what the engine allowed earlier in the game (`history`) is not considered. The
+    rules of the kinds that differ are added to `involved`, and to `ties` the other rules a change
+    of which does it with as few mismatches and as small a change."""
     involved = [] if involved is None else involved
     parsed = []
     for text in extra_texts:
@@ -507,6 +546,7 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
 
     baseline = score(base)
     best = None  # ((score, size, preference...), rule id)
+    fits: dict = {}  # rule id -> (score, size) of its best change
     rank = {r.id: i for i, r in enumerate(rs.spec.rules)}
     seen = set()
     for kind in ACTION_KINDS:
@@ -521,36 +561,56 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
                 if sc >= baseline:
                     continue
                 key = (sc, size, rule.id != first_named, -depth, rank.get(rule.id, 999))
+                better = best is None or key < best[0]
+                if not better and (key[:2] > best[0][:2] or fits.get(rule.id, key[:2]) < key[:2]):
+                    continue  # neither the best change nor one that ties with it
+                if _refuted(history, kinds, fn):
+                    continue
+                fits[rule.id] = min(fits.get(rule.id, key[:2]), key[:2])
                 if best is None or key < best[0]:
                     best = (key, rule.id)
     if order_cut & set(parsed):  # a seat served out of turn: the order rule
+        by_rule: dict = {}
         for kind, cr in rs.order.items():
-            sc = score(ref_allowed | {a for a in order_cut if a.kind in rs.order})
-            key = (sc, 1, cr.rule.id != first_named, 0, rank.get(cr.rule.id, 999))
-            if sc < baseline and (best is None or key < best[0]):
-                best = (key, cr.rule.id)
+            by_rule.setdefault(cr.rule.id, set()).add(kind)
+        for rid, kinds_ in by_rule.items():
+            # every seat served at once; or, a larger change (another order), the seats the
+            # engine serves instead of the reference's
+            served = {a.seat for a in universe if a.kind in kinds_ and texts[a] in eng}
+            alike = {a for a in ref_allowed | order_cut if a.kind in kinds_}
+            sc, size = min((score(ref_allowed | alike), 1), (score(
+                {a for a in ref_allowed if a.kind not in kinds_} | {a for a in alike if a.seat in served}), 2))
+            key = (sc, size, rid != first_named, 0, rank.get(rid, 999))
+            if sc < baseline:
+                fits[rid] = min(fits.get(rid, key[:2]), key[:2])
+                if best is None or key < best[0]:
+                    best = (key, rid)
     involved.extend(r for r in seen if r not in involved)
     involved.extend(cr.rule.id for cr in rs.order.values())
     if best is None:
         return first_named, 3
+    if ties is not None:
+        ties.extend(r for r, fit in fits.items() if fit == best[0][:2] and r != best[1])
     return best[1], best[0][1]
 
 
-def permission_finding(game: Game, engine_legal: set[str] | None, focus: Action | None = None
-                       ) -> Diagnosis:
+def permission_finding(game: Game, engine_legal: set[str] | None, focus: Action | None = None,
+                       history=()) -> Diagnosis:
     """The legality rule behind a difference of permissions in `game`: `engine_legal` is the
     engine's legal set (None if unknown: then the engine is taken to allow what the reference
-    allows but `focus`, which it rejected)."""
+    allows but `focus`, which it rejected); `history`, what the engine allowed before in the
+    game (_Point.history), rules out changes that would have forbidden it."""
     ref = _legal_texts(game)
     eng = set(engine_legal) if engine_legal is not None else ref - {action_text(focus)}
     extra, missing = sorted(eng - ref), sorted(ref - eng)
     if not extra and not missing:
         return Diagnosis(None, "legal", "no difference")
-    chosen = _target_choice(game, eng, missing) if not extra else None
+    chosen, alike = _target_choice(game, eng, missing, history) if not extra else (None, None)
     if chosen is not None:
+        earliest = next(t for t, d in game.state.table if d is None)
         return Diagnosis(chosen, "legal", f"the engine lets no card cover "
-                         f"{', '.join(sorted({t.split()[3] for t in missing}))}, while it covers "
-                         "other attack cards as the reference does", involved=[chosen])
+                         f"{', '.join(sorted({t.split()[2] for t in missing}))} while "
+                         f"{earliest.text} is unbeaten", involved=[chosen])
     named = []
     for text in sorted(extra, key=lambda t: " pass" in t):  # a pass follows from the cards
         try:
@@ -559,31 +619,67 @@ def permission_finding(game: Game, engine_legal: set[str] | None, focus: Action 
             continue
     first = named[0][0] if named and named[0] else None
     involved: list = []
+    ties: list = [alike] if alike else []
     rule, _ = _permissions(game.ruleset, game.state, set(game.legal_actions()), eng, extra, first,
-                           involved)
+                           involved, history, ties)
     also = sorted({r for rules in named for r in rules} - {rule})
     why = (f"the engine allows {', '.join(extra[:3]) or '-'}{' ...' if len(extra) > 3 else ''} "
            f"and not {', '.join(missing[:3]) or '-'}{' ...' if len(missing) > 3 else ''}")
-    return Diagnosis(rule, "legal", why, also=also, involved=involved)
+    return Diagnosis(rule, "legal", why, also=also, involved=involved,
+                     alternatives=[r for r in dict.fromkeys(ties) if r != rule])
 
 
-def _target_choice(game: Game, eng: set[str], missing: list[str]) -> str | None:
-    """The rule that says which attack card may be covered, when that is all that differs: the
-    engine lists no cover of some unbeaten attack cards and exactly the reference's covers of the
-    others (a defender held to the earliest card). One change of the beat rule can come close
-    to that; the choice of target is another rule's (the one reading `target_unbeaten`)."""
+def _target_choice(game: Game, eng: set[str], missing: list[str], history=()
+                   ) -> tuple[str | None, str | None]:
+    """The rule that says which attack card may be covered, when that is all that differs: a
+    defender held to the earliest unbeaten card. The engine lists exactly the reference's covers
+    of that card and no cover of any later one. One change of the beat rule can come close to
+    that; the choice of target is another rule's (the one reading `target_unbeaten`).
+
+    An engine that covers a later card while the earliest stays unbeaten, now or earlier in the
+    game (`history`), is not held to it. Where the earliest card cannot be beaten at all, an
+    engine held to it lists no cover, and so does one that cannot beat the later cards with the
+    cards the defender holds: then the target decides only when no change of another cover rule
+    does it as well (one that still lets some card of the deck beat another, and forbids no
+    cover the engine allowed before); the target is then the other rule that explains it as well.
+    Returns (the target rule, if it decides; the target rule, if it explains it as well)."""
+    s = game.state
+    unbeaten = [t for t, d in s.table if d is None]
     covers = [a for a in game.legal_actions() if a.kind == "cover"]
-    lost = {a.target for a in covers if action_text(a) in missing}
-    if not lost or len(missing) != sum(1 for t in missing if t.split()[1:2] == ["cover"]):
-        return None
-    if lost >= {t for t, d in game.state.table if d is None}:
-        return None  # no attack card may be covered at all: not a choice of target
-    if any((a.target in lost) == (action_text(a) in eng) for a in covers):
-        return None
-    for cr in game.ruleset.legality.get("cover", ()):
-        if "target_unbeaten" in WORDS.findall(cr.rule.clause or ""):
-            return cr.rule.id
-    return None
+    if len(unbeaten) < 2 or not missing or any(t.split()[1:2] != ["cover"] for t in missing):
+        return None, None
+    if any((a.target == unbeaten[0]) != (action_text(a) in eng) for a in covers):
+        return None, None
+    if any(a.kind == "cover" and a.target != next(t for t, d in st.table if d is None)
+           for st, a in history):
+        return None, None
+    target = next((cr.rule for cr in game.ruleset.legality.get("cover", ())
+                   if "target_unbeaten" in WORDS.findall(cr.rule.clause or "")), None)
+    if target is None:
+        return None, None
+    if not any(a.target == unbeaten[0] for a in covers) and _cards_decide(game, covers, target, history):
+        return None, target.id
+    return target.id, None
+
+
+def _cards_decide(game: Game, covers: list, target, history) -> bool:
+    """Whether one change of a cover rule other than `target` forbids every cover in `covers`,
+    still lets some card of the deck beat another, and forbids no cover the engine allowed
+    before."""
+    s, rs = game.state, game.ruleset
+    seat = covers[0].seat
+    cards = list(rs.deck.cards)
+    for cr in rs.legality.get("cover", ()):
+        if cr.rule.id == target.id or cr.clause.const:
+            continue
+        for fn, _size, _depth in _mutations(rs, cr.rule):
+            if any(fn(s, a.seat, a.card, a.target) for a in covers):
+                continue
+            if not any(fn(s, seat, c, t) for c in cards for t in cards if c != t):
+                continue  # nothing beats anything: no rule of the cards
+            if not _refuted(history, ("cover",), fn):
+                return True
+    return False
 
 
 def edge_rule(game: Game, action: Action) -> str | None:
@@ -611,7 +707,7 @@ def kind_group(kind: str) -> tuple:
     return next((g for g in KIND_GROUPS if kind in g), (kind,))
 
 
-def legal_differences(game: Game, engine_legal) -> list[tuple[str | None, list, list]]:
+def legal_differences(game: Game, engine_legal, history=()) -> list[tuple[str | None, list, list]]:
     """The engine's legal set `engine_legal` (texts) against the reference's in `game`, split by
     the kinds of action that differ (a throw and a pass together): for each group, the rule one
     change of which accounts for that group's differences alone, and the group's extra and
@@ -628,9 +724,9 @@ def legal_differences(game: Game, engine_legal) -> list[tuple[str | None, list, 
     out = []
     for group, (more, fewer) in groups.items():
         if len(groups) == 1:
-            found = permission_finding(game, eng)
+            found = permission_finding(game, eng, history=history)
         else:
-            found = permission_finding(game, (ref - set(fewer)) | set(more))
+            found = permission_finding(game, (ref - set(fewer)) | set(more), history=history)
         rule = found.rule
         if rule is None and more:
             try:
@@ -698,7 +794,7 @@ def _bout_end_finding(point: _Point, ref_game: Game, obs: Observation, engine_mo
         if adding:
             eng = {action_text(a) for a in ref_allowed - adding}
             involved: list = []
-            rule, size = _permissions(rs, s, ref_allowed, eng, [], None, involved)
+            rule, size = _permissions(rs, s, ref_allowed, eng, [], None, involved, point.history)
             if rule is not None and size < 2:
                 return Diagnosis(rule, "state.table", "the engine ends the bout; by the reference "
                                  f"{', '.join(sorted(action_text(a) for a in adding)[:3])} may "
@@ -729,7 +825,8 @@ def _bout_end_finding(point: _Point, ref_game: Game, obs: Observation, engine_mo
                           if 0 <= a.seat < s.n and not cr.clause.fn(s, a.seat, a.card, a.target)]
             first = named[0] if named else None
             involved: list = []
-            rule, size = _permissions(rs, s, allowed, eng, sorted(eng), first, involved)
+            rule, size = _permissions(rs, s, allowed, eng, sorted(eng), first, involved,
+                                      point.history)
             if rule is not None:
                 return Diagnosis(rule, "state.table", "the reference ends the bout; the engine "
                                  f"still allows {', '.join(sorted(eng)[:3])}", also=[end],
@@ -739,9 +836,28 @@ def _bout_end_finding(point: _Point, ref_game: Game, obs: Observation, engine_mo
 
 # -- attribution: state fields ----------------------------------------------------------------------
 
-def _draw_rule(before, after, eng: dict) -> str | None:
+def _turn_up_drawn(before, after, eng_hands: list) -> bool:
+    """Whether the engine's draw is the reference's (the same players, as many cards each, in the
+    same order) from the talon with its last card (the turn-up, or the card under it) moved to
+    the other end: where the turn-up lies decides that, not who draws or in what order."""
+    talon = [c.text for c in before.talon]
+    if len(talon) < 2:
+        return False
+    where = {c: i for i, c in enumerate(talon)}
+    ref = [sorted(where[c.text] for c in hand if c.text in where) for hand in after.hands]
+    order = sorted((idx[0], seat, len(idx)) for seat, idx in enumerate(ref) if idx)
+    moved, dealt, at = [talon[-1]] + talon[:-1], {}, 0
+    for _, seat, count in order:
+        dealt[seat], at = set(moved[at:at + count]), at + count
+    eng = [{c for c in hand if c in where} for hand in eng_hands]
+    return eng != [set(talon[i] for i in idx) for idx in ref] and \
+        all(eng[seat] == dealt.get(seat, set()) for seat in range(len(eng)))
+
+
+def _draw_rule(before, after, eng: dict, turn_up_rule: str = "deck.trump") -> str | None:
     """draw.who or draw.order by what differs after a draw, or None when the cards kept from
-    before the draw already differ (the difference is not the draw's)."""
+    before the draw already differ (the difference is not the draw's); the rule placing the
+    turn-up when the engine drew the turn-up instead of the talon's next card."""
     talon = {c.text for c in before.talon}
     n, size = after.n, after.hand_size
     drawers = {seat for seat in range(n) if after.drew[seat] or after.short_after_draw[seat]}
@@ -756,6 +872,8 @@ def _draw_rule(before, after, eng: dict) -> str | None:
                 return None
             eng_drawn.append(len(hand) - len(kept))
         eng_sizes = [len(h) for h in eng["hands"]]
+        if _turn_up_drawn(before, after, eng["hands"]):
+            return turn_up_rule
     elif isinstance(eng.get("hand_sizes"), list) and len(eng["hand_sizes"]) == n:
         eng_sizes = eng["hand_sizes"]
         eng_drawn = [eng_sizes[seat] - (len(after.hands[seat]) - after.drew[seat]) for seat in range(n)]
@@ -775,12 +893,17 @@ def _draw_rule(before, after, eng: dict) -> str | None:
 
 def _older_draw_rule(point: _Point, eng: dict) -> str:
     """draw.who or draw.order for hands that differ since an earlier draw: the cards that differ
-    came from that draw; the same number per seat but other cards is the order's doing."""
+    came from that draw; the same number per seat but other cards is the order's doing, unless
+    the engine holds the turn-up, still in the reference's talon (where the turn-up lies)."""
     drawn = point.provenance.get("_drawn", frozenset())
     hands = eng.get("hands")
     ref = point.before.state.hands
     if not isinstance(hands, list) or len(hands) != len(ref):
         return "draw.order"
+    talon = point.before.state.talon
+    if len(talon) > 1 and all(isinstance(h, list) for h in hands) and \
+            any(talon[-1].text in h for h in hands):  # a card drawn from the talon's other end
+        return point.before.ruleset.decisions["trump_suit"].rule.id
     counts = []
     for seat, hand in enumerate(hands):
         if not isinstance(hand, list):
@@ -827,7 +950,8 @@ def _field_finding(point: _Point, fields: list[str], eng: dict, engine_moved: bo
         if rule == "draw" and stage[0] == STAGE["older"]:
             rule = _older_draw_rule(point, eng)
         elif rule == "draw":
-            rule = _draw_rule(b, a, eng) or point.stages.get("table", (0, None))[1]
+            rule = _draw_rule(b, a, eng, point.before.ruleset.decisions["trump_suit"].rule.id) \
+                or point.stages.get("table", (0, None))[1]
         candidates.append((stage[0], fields.index(f), f, rule))
     candidates.sort()
     _, _, f, rule = candidates[0]
@@ -889,7 +1013,7 @@ def _attribute(point: _Point, obs: Observation) -> Diagnosis:
         found = _position_finding(point, before, obs, engine_moved=False)
         if found is None:
             found = permission_finding(before, _texts(obs.legal) if obs.legal is not None else None,
-                                       action)
+                                       action, point.history)
             found.check = "verdict"
             found.why = f"the engine rejects {action_text(action)}, which the reference allows"
             if found.rule is None:
@@ -901,13 +1025,48 @@ def _attribute(point: _Point, obs: Observation) -> Diagnosis:
     if found is not None:
         return found
     if obs.legal is not None and _texts(obs.legal) != _legal_texts(ref_game):
-        return permission_finding(ref_game, _texts(obs.legal))
+        return permission_finding(ref_game, _texts(obs.legal), history=point.history)
     return Diagnosis(None, "", "the reference does what the engine did")
+
+
+def _older_cards(point: _Point, eng: dict) -> list[str]:
+    """Cards the engine holds that no step up to this one brought where it shows them: in a
+    player's hand where the reference has them neither before nor after the step, nor on the
+    table before or after it, nor in the talon when the bout ends at the step on either side (the draw follows); or
+    shown twice (in a hand and on the table) where the deck has
+    one copy, but the step's own card. An older difference than whatever this step decides."""
+    hands = eng.get("hands")
+    b, a = point.before.state, point.after.state
+    if point.action is None or not isinstance(hands, list) or len(hands) != b.n or \
+            not all(isinstance(h, list) for h in hands):
+        return []
+    table = {c.text for t in (b.table, a.table) for pair in t for c in pair if c is not None}
+    ends = bool(b.table) and (not a.table or eng.get("table") == [])
+    drawn = {c.text for c in b.talon} if ends else set()
+    out = []
+    for seat, hand in enumerate(hands):
+        mine = {c.text for c in b.hands[seat]} | {c.text for c in a.hands[seat]} | table | drawn
+        out += [c for c in hand if isinstance(c, str) and c not in mine]
+    if point.before.ruleset.deck.copies == 1 and isinstance(eng.get("table"), list):
+        shown = [c for h in hands for c in h] + [c for pair in eng["table"] if isinstance(pair, list)
+                                                 for c in pair if c is not None]
+        moved = point.action.card.text if point.action.card is not None else None
+        out += [c for c in dict.fromkeys(shown) if shown.count(c) > 1 and c not in out and c != moved]
+    return out
 
 
 def _position_finding(point: _Point, ref_game: Game, obs: Observation, engine_moved: bool):
     """A difference of position (the bout over on one side only, a state field, roles the legal
-    set implies), or None."""
+    set implies), or None. Cards the engine holds since an earlier step come first: the rule of
+    the step that last moved them (the reference's), else the rule that last decided the hands."""
+    older = _older_cards(point, obs.state) if obs.state else []
+    if older:
+        moved = point.provenance.get("_cards", {})
+        rule = next((moved[c] for c in older if moved.get(c)), None)
+        if rule is None:
+            return _field_finding(point, ["hands"], obs.state, engine_moved=False)
+        return Diagnosis(rule, "state.hands", f"the engine holds {', '.join(older[:3])} since an "
+                         "earlier step", involved=[rule])
     found = _bout_end_finding(point, ref_game, obs, engine_moved)
     if found is not None:
         return found
@@ -951,7 +1110,7 @@ def _last_resort(point: _Point, obs: Observation, found: Diagnosis) -> str | Non
         if rule:
             return rule
     if obs.legal is not None:
-        for rule, more, fewer in legal_differences(game, obs.legal):
+        for rule, more, fewer in legal_differences(game, obs.legal, point.history):
             if rule:
                 return rule
             kinds += [t.split()[1] for t in more + fewer if len(t.split()) > 1]

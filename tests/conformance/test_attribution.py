@@ -158,3 +158,56 @@ def test_a_legal_set_difference_does_not_end_the_case_and_each_difference_is_a_p
     assert sorted((p["rule"], p["kind"], p["count"]) for p in problems) == \
         [("bout.pass", "allows", 1), ("defence.beat", "refuses", 1)]
     assert all(p["advice"] is None for p in problems)
+
+
+# Two unbeaten cards, the earliest a trump the defender cannot beat (a position of podkidnoy).
+HELD = {"hands": [["KS", "7C"], ["9D", "7H"]], "talon": ["JS", "QC", "KC", "6D", "7D", "AD"],
+        "trump": "AD", "dealer": 1, "attacker": 0, "defender": 1,
+        "table": [["TD", None], ["8C", None]]}
+
+
+def test_a_defender_held_to_the_earliest_card_is_told_from_one_that_cannot_beat(spec):
+    """No cover listed where the earliest card cannot be beaten: held to it (defence.target)
+    when no change of the beat rule does it too; the beat rule, with the target as the other
+    rule that explains it, when a trump beating no plain card does; and an engine covering a
+    later card while the earliest stays unbeaten is not held to it."""
+    rs = spec.ruleset("podkidnoy", {})
+    found = attribute(rs, HELD, [Observation(None, legal=["1 take"])])  # 8C only by the trump 9D
+    assert (found.rule, found.alternatives) == ("defence.beat", ["defence.target"])
+    both = {**HELD, "hands": [["KS", "7C"], ["9D", "9C"]]}  # 8C by 9C and by the trump 9D
+    found = attribute(rs, both, [Observation(None, legal=["1 take"])])
+    assert (found.rule, found.alternatives) == ("defence.target", []) and "8C" in found.why
+    found = attribute(rs, both, [Observation(None, legal=["1 take", "1 cover 8C with 9C"])])
+    assert (found.rule, found.alternatives) == ("defence.beat", [])
+
+
+def test_an_ambiguous_difference_joins_the_problem_the_run_shows_plainly(spec):
+    from durak_spec.conformance.runner import Result
+
+    def run(case, rule, alternatives=()):
+        return Result(case, "podkidnoy", "fail", step=0, check="legal", want=["a"], have=[],
+                      rule=rule, diagnosis={"rule": rule, "alternatives": list(alternatives)})
+    plain = [run("a", "defence.target"), run("b", "defence.target")]
+    ambiguous = run("c", "defence.beat", ["defence.target"])
+    assert [(p["rule"], p["count"]) for p in find_problems(plain + [ambiguous])] == [("defence.target", 3)]
+    # where the rule it was given shows plainly too, it stays
+    ambiguous, beat = run("c", "defence.beat", ["defence.target"]), run("d", "defence.beat")
+    assert sorted((p["rule"], p["count"]) for p in find_problems(plain + [ambiguous, beat])) == \
+        [("defence.beat", 2), ("defence.target", 2)]
+
+
+def test_the_turn_up_drawn_first_is_where_the_turn_up_lies(spec):
+    """An engine dealing the draw from the other end of the talon (the turn-up first) breaks the
+    rule placing the turn-up (deck.trump), not the draw order; one serving the defender first
+    breaks the draw order."""
+    rs = spec.ruleset("podkidnoy", {})
+    setup = {**SETUP, "hands": SETUP["hands"][:2]}
+    ref = [["JS", "KS", "7C", "AC", "8H", "QH"], ["6S", "8C", "JC", "QC", "7H", "KH"]]
+
+    def seen(swap):
+        hands = [[swap.get(c, c) for c in hand] for hand in ref]
+        return attribute(rs, setup, [Observation("0 attack 9S", True),
+                                     Observation("1 cover 9S with TS", True, state={"hands": hands})])
+    assert seen({}).rule is None
+    assert seen({"JS": "AD", "QC": "JS"}).rule == "deck.trump"
+    assert seen({"JS": "QC", "QC": "JS"}).rule == "draw.order"
