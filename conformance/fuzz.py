@@ -391,7 +391,12 @@ class Campaign:
         if len(w.steps) > 1:
             w = self._reduce_prefix(w, test)
         if not _is_position(w.setup):
+            before = w.setup
             w = self._fewer_cards(w, test)
+            # with fewer cards in the other hands a bout may end by itself where it went on:
+            # the earlier bouts' steps can then go, with their cards
+            if len(w.steps) > 1 and w.setup != before:
+                w = self._fewer_cards(self._reduce_prefix(w, test), test)
         entry.witness = w
 
     def _from_bout_start(self, w: Divergence, test) -> Divergence:
@@ -563,7 +568,7 @@ class Campaign:
             for i in range(0, len(prefix), chunk):
                 steps = prefix[:i] + prefix[i + chunk:] + w.steps[-1:]
                 got = None
-                for setup in _setups_for(rs, w.setup, prefix[i:i + chunk], steps):
+                for setup, steps in _setups_for(rs, w.setup, prefix[i:i + chunk], steps):
                     got = test(setup, steps)
                     if got is not None:
                         break
@@ -592,7 +597,7 @@ class Campaign:
             if not group:
                 continue
             steps = [s for s in w.steps[:-1] if s not in group] + w.steps[-1:]
-            for setup in _setups_for(rs, w.setup, group, steps):
+            for setup, steps in _setups_for(rs, w.setup, group, steps):
                 got = test(setup, steps)
                 if got is not None:
                     w, i = _keep(w, got), 0
@@ -669,21 +674,50 @@ def _deal_of(game: Game, steps: list):
 
 
 def _setups_for(rs, setup_json: dict, dropped: list, steps: list):
-    """The setups (as JSON) from which the reference plays `steps` with their verdicts once
-    `dropped` are left out: the witness's own, and, from a deal, the deal without the cards
-    only the dropped steps play."""
+    """The (setup as JSON, steps) from which the reference plays `steps` with their verdicts once
+    `dropped` are left out: the witness's own setup, and, from a deal, the deal without the cards
+    only the dropped steps play; where a dropped step leaves a card's action illegal as written
+    but the same seat may lay the same card otherwise (an attack on the table a dropped bout
+    left empty, not a throw), the steps so respelled."""
     setup = Setup.from_json(setup_json, rs.deck, rs.player_limits)
-    if _agrees(rs, setup, steps):
-        yield setup_json
-    if setup.is_position:
-        return
-    kept = {word for s in steps for word in s["do"].split()[2:]}
-    gone = {word for s in dropped for word in s["do"].split()[2:]} - kept
-    hands = [[c for c in h if c.text not in gone] for h in setup.hands]
-    if hands != setup.hands and all(hands):
-        smaller = Setup(hands, list(setup.talon), setup.trump, setup.dealer, setup.attacker)
-        if _agrees(rs, smaller, steps, setup):
-            yield smaller.to_json()
+    setups = [(setup, setup_json, None)]
+    if not setup.is_position:
+        kept = {word for s in steps for word in s["do"].split()[2:]}
+        gone = {word for s in dropped for word in s["do"].split()[2:]} - kept
+        hands = [[c for c in h if c.text not in gone] for h in setup.hands]
+        if hands != setup.hands and all(hands):
+            smaller = Setup(hands, list(setup.talon), setup.trump, setup.dealer, setup.attacker)
+            setups.append((smaller, smaller.to_json(), setup))
+    for cand, as_json, roles in setups:
+        if _agrees(rs, cand, steps, roles):
+            yield as_json, steps
+            continue
+        respelled = _respelled(rs, cand, steps)
+        if respelled is not None and _agrees(rs, cand, respelled, roles):
+            yield as_json, respelled
+
+
+def _respelled(rs, setup: Setup, steps: list) -> list | None:
+    """`steps` with each accepted action the reference refuses replaced by the one action it
+    allows the same seat with the same card and target (another kind), or None where there is
+    none such or nothing changes."""
+    out, changed = [], False
+    try:
+        g = Game(rs, setup)
+        for s in steps:
+            a = g.parse_action(s["do"])
+            if s["expect"] == "accept" and g.explain(a)[0]:
+                alike = [b for b in g.legal_actions() if (b.seat, b.card, b.target) ==
+                         (a.seat, a.card, a.target) and b.kind != a.kind and a.card is not None]
+                if len(alike) != 1:
+                    return None
+                a, s, changed = alike[0], {**s, "do": text_of(alike[0])}, True
+            if s["expect"] == "accept":
+                g.apply_action(a)
+            out.append(s)
+    except (DurakError, RuntimeError):
+        return None
+    return out if changed else None
 
 
 def _agrees(rs, setup: Setup, steps: list, roles: Setup | None = None) -> bool:

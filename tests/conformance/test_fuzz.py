@@ -123,12 +123,8 @@ def test_without_positions_a_case_is_the_deal_and_a_short_prefix(spec, tmp_path)
 
 @pytest.mark.parametrize("mutant,sig", [
     ("fool_last_defender", "state.fool end.fool"),
-    # Known regression (ledger, strict): since 1a0a1ca retired the unreachable boundary cases,
-    # the 200 games reach this divergence no more, and at 300+ games its 36-step witness shrinks
-    # to 12 steps, not 4: the shrinker must learn to drop earlier bouts here.
-    pytest.param("out_before_draw", "state.hands end.out", marks=pytest.mark.xfail(
-        strict=True, reason="late divergence not shrunk below 12 steps since 1a0a1ca"))],
-    ids=["fool at the end", "out before the draw"])
+    # since 1a0a1ca retired the unreachable boundary cases, 200 games no longer reach this one
+    ("out_before_draw", "state.hands end.out")], ids=["fool at the end", "out before the draw"])
 def test_a_late_state_divergence_without_positions_is_shrunk_to_a_short_deal(spec, tmp_path,
                                                                              mutant, sig):
     """A state field that differs only late in a game (who is the fool; a player out while the
@@ -136,7 +132,7 @@ def test_a_late_state_divergence_without_positions_is_shrunk_to_a_short_deal(spe
     the position at the start of its bout, without the steps and cards it does not need: a
     short case that fails on the engine and passes on the reference."""
     name = f"python:{EXAMPLES}.mutants:{mutant}"
-    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=200, players=(2, 4),
+    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=300, players=(2, 4),
                    hello_change={"positions": False})
     late = [e for e in result.entries if e.signature == sig]
     assert late, [e.signature for e in result.entries]
