@@ -392,3 +392,17 @@ def test_a_rule_lists_the_presets_where_it_can_decide_not_every_preset(spec):
     assert "marmot_tournament" not in deciding["deck.redeal"]  # there the redeal is always allowed
     assert "podkidnoy_no_cap" not in deciding["limits.cap"]
     assert len(deciding["defence.beat"]) == len(spec.presets)
+
+
+def test_a_rulebook_page_states_the_rules_in_force_in_plain_words_with_links(site, spec):
+    """Issue 24: each preset's rulebook says its rules in its own values, linked to the rule
+    ids and sources; no normative keyword or option name is left on the page."""
+    html_text = page(site, "_generated/rulebook/marmot_tournament.html")
+    words = text(html_text)
+    assert "lowest trump still in the game" in words
+    assert "no more than six" in words and "counterclockwise" in words
+    assert 'href="../rules/deck.html#deck.trump_exchange"' in html_text
+    assert 'href="../sources.html#src.MAR"' in html_text
+    assert "MUST" not in words and "opt." not in words and "trump_exchange =" not in words
+    for name in spec.presets:
+        assert (site / "_generated" / "rulebook" / f"{name}.html").is_file(), name

@@ -118,9 +118,10 @@ def _presets_page(data: DocsData) -> str:
 def _rulebook_pages(data: DocsData) -> dict[str, str]:
     """A rulebook per preset (rulebook.py), and their index."""
     index = HEADER.format(what="spec/presets.yaml and spec/rules/") + title("Rulebooks")
-    index += ("One page per preset: the rules in force under it, in the order a player reads a "
-              "rulebook, with the preset's own option values and where in the sources each comes "
-              "from.\n\n")
+    index += ("One page per preset: the rules in force under it in plain words, chapter by "
+              "chapter as a player reads a rulebook, in the preset's own option values; each "
+              "statement links to the rules it states and says where in the sources it comes "
+              "from. Settle an argument from the page of the variant you play.\n\n")
     index += ".. toctree::\n   :maxdepth: 1\n\n" + "".join(f"   {p}\n" for p in data.spec.presets)
     pages = {"rulebook/index.rst": index + "\n"}
     for name in data.spec.presets:
