@@ -189,12 +189,10 @@ class BrokenIdleDoneEngine(IdleDoneEngine):
         return len(words) == 2 and words[1] == "pass"
 
 
-class NoPassSiegeEngine(HouseRuleEngine):
-    """Under a siege (pile_on any_time) it has no pass while a card is unbeaten (actions
-    pass_while_unbeaten false): it refuses such a pass and lists none."""
-
-    plays = {"pile_on": "any_time"}
-    actions = {"pass_while_unbeaten": False}
+class NoPassWhileUnbeaten:
+    """For an engine built on the reference (before ReferenceEngine among its bases): no pass
+    while an attack card is unbeaten and the defender has not said take (actions
+    pass_while_unbeaten false); it refuses such a pass and lists none."""
 
     def _unsaid(self, text: str) -> bool:
         s = self.game.state
@@ -205,6 +203,14 @@ class NoPassSiegeEngine(HouseRuleEngine):
 
     def legal(self) -> dict:
         return {"actions": [a for a in super().legal()["actions"] if not self._unsaid(a)]}
+
+
+class NoPassSiegeEngine(NoPassWhileUnbeaten, HouseRuleEngine):
+    """Under a siege (pile_on any_time) it has no pass while a card is unbeaten (actions
+    pass_while_unbeaten false)."""
+
+    plays = {"pile_on": "any_time"}
+    actions = {"pass_while_unbeaten": False}
 
 
 class BrokenNoPassSiegeEngine(NoPassSiegeEngine):
@@ -221,14 +227,12 @@ class BrokenNoPassSiegeEngine(NoPassSiegeEngine):
                             if not (a.split()[1:2] == ["take"] and s.unbeaten == len(s.table))]}
 
 
-class OneMoveSiegeEngine(NoPassSiegeEngine):
+class OneMoveSiegeEngine(HouseRuleEngine):
     """Under a siege with one-card openings, its opening is one move (actions opening one_move):
     the opener's further cards are throw-ins like anyone else's."""
 
+    plays = {"pile_on": "any_time"}
     actions = {"opening": "one_move"}
-
-    def _unsaid(self, text: str) -> bool:
-        return False
 
 
 class BrokenOneMoveSiegeEngine(OneMoveSiegeEngine):

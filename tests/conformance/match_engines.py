@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from durak_spec.conformance.engine import ReferenceEngine
+from durak_spec.conformance.examples.house_rules import NoPassWhileUnbeaten
 
 
 class NoMatchEngine(ReferenceEngine):
@@ -43,19 +44,9 @@ class NoEpaulettesEngine(ReferenceEngine):
         return out
 
 
-class NoPassWhileUnbeatenMatchEngine(ReferenceEngine):
+class NoPassWhileUnbeatenMatchEngine(NoPassWhileUnbeaten, ReferenceEngine):
     """The reference with no pass while a card is unbeaten (actions pass_while_unbeaten false),
     playing matches: a match script that needs such a pass is skipped, never failed."""
 
     def hello(self) -> dict:
         return {**super().hello(), "actions": {"pass_while_unbeaten": False}}
-
-    def _unsaid(self, text: str) -> bool:
-        s = self.game.state
-        return text.split()[1:2] == ["pass"] and s.unbeaten > 0 and not s.taking
-
-    def apply(self, action: str) -> dict:
-        return {"accepted": False} if self._unsaid(action) else super().apply(action)
-
-    def legal(self) -> dict:
-        return {"actions": [a for a in super().legal()["actions"] if not self._unsaid(a)]}
