@@ -3,9 +3,10 @@ PROTOCOL.md "Action models"): each plays one house rule or presents its moves on
 honestly in hello, and passes `durak check` and `durak fuzz`; each `Broken...` twin breaks that
 one rule and is caught under it.
 
-They are the reference interpreter with the house rule switched on whatever variant the runner
+Most are the reference interpreter with the house rule switched on whatever variant the runner
 sends, as a real engine has its house rules built in, so what they show is the suite's side: an
-engine that describes itself honestly is told only about its real bugs. Run one with
+engine that describes itself honestly is told only about its real bugs. MinidurakPassWithdrawnEngine
+plays its house rule in an engine of its own (minidurak), with its own bug in its twin. Run one with
 
     durak check --adapter python:durak_spec.conformance.examples.house_rules:LastAdderClockwiseEngine
     durak fuzz --adapter python:durak_spec.conformance.examples.house_rules:LastAdderClockwiseEngine
@@ -15,8 +16,12 @@ engine that describes itself honestly is told only about its real bugs. Run one 
 
 from __future__ import annotations
 
+from functools import partial
+
 from durak_spec.conformance.engine import ReferenceEngine
+from durak_spec.conformance.examples.minidurak import Durak
 from durak_spec.conformance.examples.reference_engine import serve
+from durak_spec.conformance.examples.styles_base import MinidurakAdapter, move_text, parse_move
 
 
 class HouseRuleEngine(ReferenceEngine):
@@ -91,6 +96,31 @@ class BrokenPassWithdrawnEngine(PassWithdrawnEngine):
 
     plays = {"pass_withdrawn_by": "beat_or_take"}
     declares = PassWithdrawnEngine.plays
+
+
+class MinidurakPassWithdrawnEngine(MinidurakAdapter):
+    """The same house rule in an engine of its own, minidurak (conformance/examples/minidurak.py,
+    which knows nothing of the reference): its switch any_card_undoes_done is pass_withdrawn_by
+    any_card, declared in hello beside the podkidnoy it plays."""
+
+    name = "minidurak-pass-withdrawn"
+    house_rules = {"pass_withdrawn_by": "any_card"}
+    engine_class = partial(Durak, any_card_undoes_done=True)
+
+    def apply(self, action: str) -> dict:
+        move = parse_move(action)
+        return {"accepted": move is not None and self.game.play(move)}
+
+    def listed(self) -> list[str]:
+        return [move_text(m) for m in self.game.moves()]
+
+
+class BrokenMinidurakPassWithdrawnEngine(MinidurakPassWithdrawnEngine):
+    """Declares it, but minidurak's switch is off: only a beat or a take undoes a "done"."""
+
+    name = "minidurak-pass-withdrawn (broken: a card added keeps the passes)"
+    engine_class = Durak
+    plays = {"pass_withdrawn_by": "beat_or_take"}  # what it plays in fact
 
 
 class NoLastCardTransferEngine(HouseRuleEngine):

@@ -7,8 +7,9 @@ the dealer's left neighbour), everyone but the defender may add cards of a rank 
 a card is beaten (or after a take), the main attacker first and then clockwise from the
 defender's left, at most six attack cards and no more than the defender held when the bout began,
 the attacker draws first and the defender last, and the last player holding cards is the fool.
-Two house rules are switches: `free_for_all` (anyone may add at any time) and `done_by_main`
-(the main attacker's "done" ends the adding for everyone).
+Three house rules are switches: `free_for_all` (anyone may add at any time), `done_by_main`
+(the main attacker's "done" ends the adding for everyone) and `any_card_undoes_done` (a card
+added by anyone gives those who said "done" a new chance, not only a beat or a take).
 """
 
 from __future__ import annotations
@@ -42,11 +43,13 @@ class Durak:
     cap = 6  # attack cards per bout
 
     def __init__(self, hands, talon, trump: Card, dealer: int, attacker: int | None = None, *,
-                 free_for_all: bool = False, done_by_main: bool = False):
+                 free_for_all: bool = False, done_by_main: bool = False,
+                 any_card_undoes_done: bool = False):
         self.n = len(hands)
         self.hands = [list(h) for h in hands]
         self.talon, self.trump = list(talon), trump
         self.free_for_all, self.done_by_main = free_for_all, done_by_main
+        self.any_card_undoes_done = any_card_undoes_done
         self.table: list[list] = []
         self.out = [False] * self.n
         self.done: set[int] = set()
@@ -139,6 +142,8 @@ class Durak:
         if kind in ("open", "add"):
             self.hands[seat].remove(move[2])
             self.table.append([move[2], None])
+            if self.any_card_undoes_done:
+                self.done = set()
         elif kind == "beat":
             self.hands[seat].remove(move[3])
             next(p for p in self.table if p[0] == move[2] and p[1] is None)[1] = move[3]
