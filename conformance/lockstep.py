@@ -29,6 +29,7 @@ from durak_spec.conformance.protocol import check_result, reads_named_suits
 from durak_spec.conformance.transport import Adapter, EngineFault
 from durak_spec.reference_impl.diagnose import (
     Observation,
+    allowed_before,
     attribute,
     edge_rule,
     kind_group,
@@ -631,6 +632,16 @@ class Lockstep:
         except (DurakError, KeyError, ValueError):
             return None
 
+    def _differences(self, g: Game, have: set, seg: _Segment, steps: list) -> list:
+        """legal_differences, knowing what the engine allowed earlier in the segment."""
+        obs = [Observation(t, True) for move in seg.trail for t in atomic_texts(move)]
+        obs += [Observation(t, s["expect"] == "accept") for s in steps for t in atomic_texts(s["do"])]
+        try:
+            history = allowed_before(self.ruleset, seg.setup, obs)
+        except (DurakError, KeyError, ValueError):
+            history = ()
+        return legal_differences(g, have, history)
+
     def _check_legal(self, g: Game, want: set, have, seg, steps) -> set | None:
         """Report the legal-set differences, one per signature; return the engine's set."""
         if _same(have, want):
@@ -653,7 +664,7 @@ class Lockstep:
         else:
             key = ("groups", tuple(sorted({t.split()[1] for t in have_set ^ want
                                            if len(t.split()) > 1})))
-            groups = self._sample(key, lambda: legal_differences(g, have_set))
+            groups = self._sample(key, lambda: self._differences(g, have_set, seg, steps))
             groups = [(rule or (whole.rule if whole is not None else None), more, fewer)
                       for rule, more, fewer in groups]
         for rule, more, fewer in groups:

@@ -469,13 +469,15 @@ def _refuted(history, kinds, fn) -> bool:
 
 
 def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, first_named=None,
-                 involved: list | None = None, history=(), ties: list | None = None
-                 ) -> tuple[str | None, int]:
+                 involved: list | None = None, history=(), ties: list | None = None,
+                 records=()) -> tuple[str | None, int]:
     """The legality rule one change of which turns `ref_allowed` (Actions, in state `s`) into the
     engine's `eng` (texts) with the fewest mismatches: (rule id, size of the change). A change
-    that forbids what the engine allowed earlier in the game (`history`) is not considered. The
-    rules of the kinds that differ are added to `involved`, and to `ties` the other rules a change
-    of which does it with as few mismatches and as small a change."""
+    that forbids what the engine allowed earlier in the game (`history`) is not considered.
+    `records` are changes of another kind, of one player's record in the state (_pass_records):
+    (the rule reading it, the legal texts with it changed), each of size 1, after a clause change
+    of that size. The rules of the kinds that differ are added to `involved`, and to `ties` the
+    other rules a change of which does it with as few mismatches and as small a change."""
     involved = [] if involved is None else involved
     parsed = []
     for text in extra_texts:
@@ -569,6 +571,13 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
                 fits[rule.id] = min(fits.get(rule.id, key[:2]), key[:2])
                 if best is None or key < best[0]:
                     best = (key, rule.id)
+    for rid, allowed_texts in records:
+        sc = sum(1 for a in universe if (texts[a] in allowed_texts) != (texts[a] in eng)) + unparsed
+        key = (sc, 1, rid != first_named, 1, rank.get(rid, 999))
+        if sc < baseline:
+            fits[rid] = min(fits.get(rid, key[:2]), key[:2])
+            if best is None or key < best[0]:
+                best = (key, rid)
     if order_cut & set(parsed):  # a seat served out of turn: the order rule
         by_rule: dict = {}
         for kind, cr in rs.order.items():
@@ -621,12 +630,35 @@ def permission_finding(game: Game, engine_legal: set[str] | None, focus: Action 
     involved: list = []
     ties: list = [alike] if alike else []
     rule, _ = _permissions(game.ruleset, game.state, set(game.legal_actions()), eng, extra, first,
-                           involved, history, ties)
+                           involved, history, ties, _pass_records(game, history))
     also = sorted({r for rules in named for r in rules} - {rule})
     why = (f"the engine allows {', '.join(extra[:3]) or '-'}{' ...' if len(extra) > 3 else ''} "
            f"and not {', '.join(missing[:3]) or '-'}{' ...' if len(missing) > 3 else ''}")
     return Diagnosis(rule, "legal", why, also=also, involved=involved,
                      alternatives=[r for r in dict.fromkeys(ties) if r != rule])
+
+
+def _pass_records(game: Game, history) -> list[tuple[str, set]]:
+    """For each player who passed in the bout under way (`history`), the rule that reads who has
+    passed and the legal set with that player's pass kept instead of withdrawn (or withdrawn
+    instead of kept): an engine that withdraws passes otherwise (pass_withdrawn_by,
+    pass_is_final) keeps another record of them, and the rule reading the record decides."""
+    rs, s = game.ruleset, game.state
+    reader = next((cr.rule.id for cr in rs.legality["throw"]
+                   if "passed" in WORDS.findall(cr.rule.clause or "")), None)
+    if reader is None or s.finished or not s.table:
+        return []
+    out = []
+    for seat in dict.fromkeys(a.seat for st, a in history
+                              if a.kind == "pass" and st.bout_number == s.bout_number):
+        other = game.clone()
+        other.state.passed[seat] = not s.passed[seat]
+        try:
+            other._refresh()
+        except (DurakError, RuntimeError):
+            continue
+        out.append((reader, _legal_texts(other)))
+    return out
 
 
 def _target_choice(game: Game, eng: set[str], missing: list[str], history=()
@@ -1079,6 +1111,13 @@ def _position_finding(point: _Point, ref_game: Game, obs: Observation, engine_mo
         if roles:
             return _field_finding(point, list(roles), roles, engine_moved)
     return None
+
+
+def allowed_before(ruleset: Ruleset, setup, observations: list[Observation]) -> list:
+    """What the engine allowed in `observations` (every one of them) where the reference allowed
+    it too, as _Point.history: for legal_differences after the last of them."""
+    return _replay(ruleset, _setup(ruleset, setup), list(observations) + [Observation(None)],
+                   False).history
 
 
 def attribute(ruleset: Ruleset, setup, observations: list[Observation]) -> Diagnosis:

@@ -89,6 +89,21 @@ def test_a_card_left_in_the_transferers_hand_is_the_transfers_doing(spec):
     assert found.as_if == [] and "no option explains this: rule transfer.effect" == found.message()
 
 
+def test_a_pass_kept_after_another_players_card_is_the_pass_rules_doing(spec):
+    """Under pass_withdrawn_by any_card, seat 2's card withdraws seat 0's pass; an engine that
+    keeps it refuses 0's card and pass. The engine's record of passes is what differs (the rule
+    reading it decides, before any search), and the option that says what withdraws a pass is
+    what it plays."""
+    rs = spec.ruleset("podkidnoy", {"pass_withdrawn_by": "any_card"})
+    setup = {"hands": [["6S", "6D", "KD"], ["7S", "8C", "9D", "TD"], ["6C", "QS", "AS"]],
+             "talon": ["JS", "QC", "AH"], "trump": "AH", "attacker": 0}
+    played = [Observation(a, True) for a in ("0 attack 6S", "1 cover 6S with 7S", "0 pass", "2 throw 6C")]
+    observed = played + [Observation("0 throw 6D", False, legal=["1 cover 6C with 8C", "1 take"])]
+    assert (attribute(rs, setup, observed).rule, attribute(rs, setup, observed).check) == \
+        ("throw_in.not_passed", "verdict")
+    assert diagnose(rs, setup, observed).as_if[0] == {"pass_withdrawn_by": "beat_or_take"}
+
+
 def test_the_option_search_stops_at_a_count_of_variants_not_at_a_time(spec):
     """The same search gives the same diagnosis on any machine: it replays at most `limit`
     variants however much time is left, and the whole search (no limit reached) finds the
