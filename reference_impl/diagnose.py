@@ -262,7 +262,7 @@ def _replay(rs: Ruleset, setup: Setup, observations: list[Observation], check_ea
         pre = None if check_earlier else game.clone()
         if pre is not None and obs.accepted is not False:
             history.append((pre.state, action))
-        table = [c.text for pair in s.table for c in pair if c is not None]
+        table = [c.real.text for pair in s.table for c in pair if c is not None]
         game.apply_action(action)
         if not check_earlier:
             _listed(game, obs, history)
@@ -270,7 +270,7 @@ def _replay(rs: Ruleset, setup: Setup, observations: list[Observation], check_ea
         _remember(prov, stages, talon, game.state)
         moved = prov["_cards"] = dict(prov.get("_cards", {}))  # card -> the rule that last moved it
         if action.card is not None:
-            moved[action.card.text] = EFFECT_RULES.get(action.kind)
+            moved[action.card.real.text] = EFFECT_RULES.get(action.kind)
         if had and not game.state.table:
             moved.update(dict.fromkeys(table, stages["table"][1]))
         if pre is not None and had and not game.state.table:
@@ -1072,7 +1072,7 @@ def _older_cards(point: _Point, eng: dict) -> list[str]:
     if point.action is None or not isinstance(hands, list) or len(hands) != b.n or \
             not all(isinstance(h, list) for h in hands):
         return []
-    table = {c.text for t in (b.table, a.table) for pair in t for c in pair if c is not None}
+    table = {c.real.text for t in (b.table, a.table) for pair in t for c in pair if c is not None}
     ends = bool(b.table) and (not a.table or eng.get("table") == [])
     drawn = {c.text for c in b.talon} if ends else set()
     out = []
@@ -1080,9 +1080,9 @@ def _older_cards(point: _Point, eng: dict) -> list[str]:
         mine = {c.text for c in b.hands[seat]} | {c.text for c in a.hands[seat]} | table | drawn
         out += [c for c in hand if isinstance(c, str) and c not in mine]
     if point.before.ruleset.deck.copies == 1 and isinstance(eng.get("table"), list):
-        shown = [c for h in hands for c in h] + [c for pair in eng["table"] if isinstance(pair, list)
-                                                 for c in pair if c is not None]
-        moved = point.action.card.text if point.action.card is not None else None
+        shown = [str(c).split("=")[0] for c in [c for h in hands for c in h] + [  # a card, not its named suit
+            c for pair in eng["table"] if isinstance(pair, list) for c in pair if c is not None]]
+        moved = point.action.card.real.text if point.action.card is not None else None
         out += [c for c in dict.fromkeys(shown) if shown.count(c) > 1 and c not in out and c != moved]
     return out
 

@@ -224,11 +224,12 @@ def _earliest_target(game, action) -> bool:
 
 
 def _keep_transfer_card(game, text: str) -> None:
-    """After a transfer the card is back in the transferer's hand (it is on the table too)."""
+    """After a transfer the card is back in the transferer's hand (it is on the table too): the
+    physical card, also when it was played as a named suit (the Weli, '6D=H')."""
     words = text.split()
     if len(words) == 3 and words[1] == "transfer":
         action = game.parse_action(text)
-        game.state.hands[action.seat].append(action.card)
+        game.state.hands[action.seat].append(action.card.real)
 
 
 def _turn_up_first(game) -> None:

@@ -226,3 +226,19 @@ def test_the_turn_up_drawn_first_is_where_the_turn_up_lies(spec):
     assert seen({}).rule is None
     assert seen({"JS": "AD", "QC": "JS"}).rule == "deck.trump"
     assert seen({"JS": "QC", "QC": "JS"}).rule == "draw.order"
+
+
+def test_a_card_the_engine_holds_since_an_earlier_step_is_that_steps_doing(spec):
+    """The card a transfer left in the transferer's hand shows only at the take that follows,
+    where the engine also keeps the bout open: the transfer decides it, not the end of the bout
+    nor the rule of playing one's own card."""
+    rs = spec.ruleset("perevodnoy", {})
+    setup = {**SETUP, "hands": [["9S", "KS", "7C", "AC", "8H", "QH"], ["9C", "8C", "JC", "6S", "7H", "KH"],
+                                ["9D", "QS", "8D", "TD", "6H", "9H"]]}
+    state = {"hands": [["KS", "7C", "AC", "8H", "QH"], ["9C", "8C", "JC", "6S", "7H", "KH"],
+                       ["9D", "QS", "8D", "TD", "6H", "9H"]],
+             "table": [["9S", None], ["9C", None]]}
+    steps = [Observation("0 attack 9S", True), Observation("1 transfer 9C", True),
+             Observation("2 take", True, state=state, legal=["1 throw 9C", "1 pass", "0 pass"])]
+    found = attribute(rs, setup, steps)
+    assert (found.rule, found.check) == ("transfer.effect", "state.hands"), found
