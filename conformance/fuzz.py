@@ -834,7 +834,8 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
 
 def confirm_advice(camp, entries: list) -> None:
     """Keep "plays as if X = Y" only where the reference under X = Y reproduces what the engine did
-    in the campaign: every step it agreed on in its first games (lockstep.EVIDENCE_SEGMENTS) and
+    in the campaign: every step it agreed on in games spread over the whole campaign (at most
+    lockstep.EVIDENCE_SEGMENTS of them, evenly) and
     every witness (each other divergence's own difference left out: another bug), as durak check
     confirms advice over its whole run (conformance/problems.py); otherwise the diagnosis says
     "no option explains this: rule R"."""

@@ -242,9 +242,14 @@ class Lockstep:
         self.run = float(CHUNK)         # average steps judged before a stretch is cut short
         self._sampled: dict = {}        # (kind, shape) -> [occurrences, last attribution]
         # what the engine did where it agreed with the reference, per segment (setup,
-        # [Observation]), for the first EVIDENCE_SEGMENTS: what advice must also reproduce
+        # [Observation]), at most EVIDENCE_SEGMENTS spread over the whole campaign (every
+        # `_stride`th segment, the stride doubled and every other one dropped when full): what
+        # advice must also reproduce
         self.observed: list = []
         self._observing = None
+        self._current: list | None = None  # the observations of the segment played, if kept
+        self._segments = 0
+        self._stride = 1
 
     # -- steering ------------------------------------------------------------------------------
     def known(self, div: Divergence) -> None:
@@ -689,13 +694,16 @@ class Lockstep:
         if not self.model.canonical:
             return
         if self._observing is not seg:
-            if len(self.observed) >= EVIDENCE_SEGMENTS:
+            self._observing, self._current = seg, None
+            self._segments += 1
+            if (self._segments - 1) % self._stride:
                 return
-            self._observing = seg
-            self.observed.append((seg.setup, []))
-        games = self.observed[-1][1]
-        if len(games) < EVIDENCE_STEPS:
-            games.append(obs)
+            self._current = []
+            self.observed.append((seg.setup, self._current))
+            if len(self.observed) > EVIDENCE_SEGMENTS:
+                self.observed, self._stride = self.observed[::2], self._stride * 2
+        if self._current is not None and len(self._current) < EVIDENCE_STEPS:
+            self._current.append(obs)
 
     # -- one game ------------------------------------------------------------------------------
     def play(self, setup: Setup, rng: random.Random, fixed: list | None = None,

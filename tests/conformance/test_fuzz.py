@@ -415,3 +415,23 @@ def test_fuzz_advises_no_option_that_only_explains_a_witness(spec, tmp_path):
     assert all(e.advice is None for e in beat)
     assert not any("plays as if" in (e.witness.diagnosis or "") for e in beat), \
         [e.witness.diagnosis for e in beat]
+
+
+def test_the_evidence_for_advice_is_spread_over_the_whole_campaign():
+    """Advice is confirmed against segments from the whole campaign, not only its first ones:
+    every kept segment is a multiple of one stride apart, the last ones are among them, and no
+    more than EVIDENCE_SEGMENTS are kept."""
+    from types import SimpleNamespace
+
+    from durak_spec.conformance.lockstep import EVIDENCE_SEGMENTS, Lockstep
+    lock = SimpleNamespace(model=SimpleNamespace(canonical=True), observed=[], _observing=None,
+                           _current=None, _segments=0, _stride=1)
+    total = 5 * EVIDENCE_SEGMENTS
+    for i in range(total):
+        seg = SimpleNamespace(setup=i)
+        Lockstep._note(lock, seg, f"step of {i}")
+        Lockstep._note(lock, seg, f"next step of {i}")
+    kept = [setup for setup, _ in lock.observed]
+    assert len(kept) <= EVIDENCE_SEGMENTS and kept[-1] >= total - lock._stride
+    assert kept == list(range(0, total, lock._stride)) and lock._stride > 1
+    assert all(obs == [f"step of {i}", f"next step of {i}"] for i, obs in lock.observed)
