@@ -11,6 +11,7 @@ only real cards would reveal, never invent one.
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -62,27 +63,92 @@ def deals(ruleset) -> list[Deal]:
     return out
 
 
-def _meanings(m: Machine, s: SymState, mid: SymState, actions: dict, throw: SymAction):
-    """Every clause the preset's play reads, as (label, value): legality and order in a settled
-    state `s`; in a state `mid` between an action and its bout end, the throw clauses (they say
-    who can throw there), the decisions and the flow conditions."""
-    out = [(f"legality of {kind}", m.legal(s, a)) for kind, a in actions.items()]
-    out.append(("legality of throw between steps", m.passes_rules(mid, throw)))
+def _clauses(m: Machine, s: SymState, mid: SymState, actions: dict, throw: SymAction):
+    """Every clause the preset's play reads, as (label, a function translating it): legality and
+    order in a settled state `s`; in a state `mid` between an action and its bout end, the throw
+    clauses (they say who can throw there), the decisions and the flow conditions."""
+    out = [(f"legality of {kind}", lambda a=a: m.legal(s, a)) for kind, a in actions.items()]
+    out.append(("legality of throw between steps", lambda: m.passes_rules(mid, throw)))
     for name, cr in sorted(m.ruleset.decisions.items()):
         if name in RESULT_DECISIONS:
             continue
         seats = range(m.n) if name in SEAT_DECISIONS else [None]
         for seat in seats:
-            out.append((f"decision {name}", m.decide(mid, name, seat)))
+            out.append((f"decision {name}", lambda name=name, seat=seat: m.decide(mid, name, seat)))
     for event, steps in m.ruleset.spec.flow.items():
         for i, step in enumerate(steps):
             if isinstance(step, dict) and "when" in step:
-                out.append((f"flow {event}[{i}]", m.clause(mid, step["when"])))
-    out.append(("hand_size", m.hand_size(s)))
+                out.append((f"flow {event}[{i}]", lambda when=step["when"]: m.clause(mid, when)))
+    out.append(("hand_size", lambda: m.hand_size(s)))
     for name in DEAL_DEFINITIONS:  # the deal procedure (rule deck.deal, deck.trump)
         if name in m.definitions:
-            out.append((f"definition {name}", m.clause(s, name)))
+            out.append((f"definition {name}", lambda name=name: m.clause(s, name)))
     return out
+
+
+class _Reads(dict):
+    """A ruleset's option values that note which of them are read: a clause translated while
+    reading only options two rulesets share is the same term under both (see _frame)."""
+
+    def __init__(self, values):
+        super().__init__(values)
+        self.read: set = set()
+        self.all = False  # something went over every option
+
+    def __getitem__(self, name):
+        self.read.add(name)
+        return super().__getitem__(name)
+
+    def get(self, name, default=None):
+        self.read.add(name)
+        return super().get(name, default)
+
+    def __contains__(self, name):
+        self.read.add(name)
+        return super().__contains__(name)
+
+    def __iter__(self):
+        self.all = True
+        return super().__iter__()
+
+    def keys(self):
+        self.all = True
+        return super().keys()
+
+    def values(self):
+        self.all = True
+        return super().values()
+
+    def items(self):
+        self.all = True
+        return super().items()
+
+
+def _frame(m: Machine) -> tuple:
+    """Everything a translation at `m` reads besides option values and the states: the deck's
+    numbering, the state's shape, seating, and the source of every rule and decision clause.
+    Two machines with the same frame translate a clause alike wherever the options it reads
+    agree."""
+    r = m.ruleset
+    return (m.n, m.suits, m.plain_suits, m.nranks, sorted(m.rank_index.items()), m.plain_ranks,
+            m.joker_rank, m.colours, m.suit_colours, repr(m.constants), m.deck_size,
+            [a.key for a in m.pair_aggregates], m.layer_slots, id(m.definitions), id(r.spec.flow),
+            r.turn_up_hidden, r.seating(m.n),
+            [(k, [(cr.rule.id, ast.dump(cr.clause.tree)) for cr in crs])
+             for k, crs in r.legality.items()],
+            [(k, cr.rule.id, ast.dump(cr.clause.tree)) for k, cr in r.order.items()],
+            [(k, ast.dump(cr.clause.tree)) for k, cr in r.decisions.items()])
+
+
+_MISSING = object()
+
+
+def _same_values(a: dict, b: dict, names) -> bool:
+    for name in names:
+        x, y = dict.get(a, name, _MISSING), dict.get(b, name, _MISSING)
+        if not (x == y and type(x) is type(y)):
+            return False
+    return True
 
 
 # Definitions the deal reads (reference_impl/game.py Setup.deal and the setup's validation).
@@ -105,7 +171,17 @@ class _Side:
             if p.scope == "state":
                 facts += [m.clause(self.s, p.clause.tree), m.clause(self.mid, p.clause.tree)]
         self.facts = facts + [m.action_facts(self.s, a) for a in self.actions.values()]
-        self.meanings = _meanings(m, self.s, self.mid, self.actions, self.throw)
+        # each value with the options read while translating it (None: possibly all of them)
+        self.meanings, self.reads = [], []
+        m.options = reads = _Reads(ruleset.options)
+        try:
+            for label, value in _clauses(m, self.s, self.mid, self.actions, self.throw):
+                reads.read, reads.all = set(), False
+                self.meanings.append((label, value()))
+                self.reads.append(None if reads.all else frozenset(reads.read))
+        finally:
+            m.options = ruleset.options
+        self.frame = _frame(m)
 
 
 def matters(ruleset_a, ruleset_b, n: int, side_a: _Side | None = None) -> str | None:
@@ -117,8 +193,16 @@ def matters(ruleset_a, ruleset_b, n: int, side_a: _Side | None = None) -> str | 
     # it agrees the same hands give both rulesets the same throwers.
     sb = SymState(mb, a.s.f, _can_throw=a.s.can_throw, _havoc=a.s._havoc)
     midb = SymState(mb, a.mid.f, _can_throw=a.mid.can_throw, _havoc=a.mid._havoc)
-    pairs = list(zip(a.meanings, _meanings(mb, sb, midb, a.actions, a.throw)))
-    differ = [(label, simp(differs(x, y))) for (label, x), (_, y) in pairs]
+    # A clause that reads only options both rulesets share translates to the same term under
+    # both (same frame): it cannot differ, so it is not translated again.
+    same_frame = _frame(mb) == a.frame
+    differ = []
+    for (label, x), reads, (_, value) in zip(a.meanings, a.reads,
+                                              _clauses(mb, sb, midb, a.actions, a.throw)):
+        if same_frame and reads is not None and _same_values(ruleset_a.options,
+                                                              ruleset_b.options, reads):
+            continue
+        differ.append((label, simp(differs(x, value()))))
     live = [(label, d) for label, d in differ if d is not False]
     if not live:
         return None
