@@ -76,8 +76,14 @@ def run_all(spec, presets, overrides, players, depth, jobs, equivalences, progre
     if progress is not None:
         progress.set_total(len(args))
     if jobs > 1 and len(args) > 1:
+        # The most work first: a twin checks only its match rules, the others prove their deals
+        # at each player count; cheap presets then fill the end of the run, not one long one.
+        work = [0 if twin else len(counts) for _, _, _, counts, _, _, _, twin, _ in args]
+        order = sorted(range(len(args)), key=lambda i: -work[i])
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(verify_preset, *a) for a in args]
+            futures = [None] * len(args)
+            for i in order:
+                futures[i] = pool.submit(verify_preset, *args[i])
             for future in as_completed(futures):
                 if progress is not None:
                     progress.advance(failures=bool(future.exception()) or _problems(future.result()))
