@@ -72,6 +72,9 @@ class Cards:
         # a card hidden under the turn-up (changeable trump), of the suit it makes trump
         self.hidden = bool(value(model, f["hidden"])) and self.talon >= 2
         self.hidden_suit = value(model, f["hidden_trump"])
+        if self.hidden:  # the cards are laid for this trump and hidden suit: the card problem,
+            # solved anew, must not choose others (the hidden card would then lie nowhere)
+            self.fixed += [(f["trump"], value(model, f["trump"])), (f["hidden_trump"], self.hidden_suit)]
 
     # zones: seats 0..n-1, talon n, discard n+1, attack slot k at n+2+k, cover slot k at n+2+A+k
     def attack_zone(self, k):
