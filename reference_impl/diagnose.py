@@ -886,7 +886,7 @@ def _turn_up_drawn(before, after, eng_hands: list) -> bool:
         all(eng[seat] == dealt.get(seat, set()) for seat in range(len(eng)))
 
 
-def _draw_rule(before, after, eng: dict, turn_up_rule: str = "deck.trump") -> str | None:
+def _draw_rule(before, after, eng: dict, turn_up_rule: str) -> str | None:
     """draw.who or draw.order by what differs after a draw, or None when the cards kept from
     before the draw already differ (the difference is not the draw's); the rule placing the
     turn-up when the engine drew the turn-up instead of the talon's next card."""
