@@ -468,6 +468,35 @@ def _refuted(history, kinds, fn) -> bool:
     return any(a.kind in kinds and not fn(st, a.seat, a.card, a.target) for st, a in history)
 
 
+def _passes_refuted(rs: Ruleset, history, rid: str, fn, kinds) -> bool:
+    """Whether a changed clause `fn` of rule `rid` forbids a pass the engine allowed earlier in
+    the game (`history`): a pass follows from who may add a card (the pass clauses read it), so
+    a change of a throw rule that leaves a player who passed nothing to add is refuted too."""
+    if "throw" not in kinds:
+        return False
+    forms = (rs.named_forms or {}).get("throw") or {}
+    throw = [fn if cr.rule.id == rid else cr.clause.fn for cr in rs.legality["throw"]]
+    passes = [fn if cr.rule.id == rid else cr.clause.fn for cr in rs.legality["pass"]]
+    can: dict = {}  # one state's can_throw under the change (listed passes share their state)
+    for st, a in history:
+        if a.kind != "pass":
+            continue
+        if id(st) not in can:
+            can[id(st)] = [any(all(f(st, seat, c, None) for f in throw)
+                               for card in st.hands[seat] for c in (card,) + forms.get(card, ()))
+                           for seat in range(st.n)]
+        saved = st.can_throw, st.any_throw
+        st.can_throw = can[id(st)]
+        st.any_throw = any(st.can_throw)
+        try:
+            allowed = all(f(st, a.seat, None, None) for f in passes)
+        finally:
+            st.can_throw, st.any_throw = saved
+        if not allowed:
+            return True
+    return False
+
+
 def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, first_named=None,
                  involved: list | None = None, history=(), ties: list | None = None,
                  records=()) -> tuple[str | None, int]:
@@ -566,7 +595,7 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
                 better = best is None or key < best[0]
                 if not better and (key[:2] > best[0][:2] or fits.get(rule.id, key[:2]) < key[:2]):
                     continue  # neither the best change nor one that ties with it
-                if _refuted(history, kinds, fn):
+                if _refuted(history, kinds, fn) or _passes_refuted(rs, history, rule.id, fn, kinds):
                     continue
                 fits[rule.id] = min(fits.get(rule.id, key[:2]), key[:2])
                 if best is None or key < best[0]:

@@ -242,3 +242,20 @@ def test_a_card_the_engine_holds_since_an_earlier_step_is_that_steps_doing(spec)
              Observation("2 take", True, state=state, legal=["1 throw 9C", "1 pass", "0 pass"])]
     found = attribute(rs, setup, steps)
     assert (found.rule, found.check) == ("transfer.effect", "state.hands"), found
+
+
+def test_a_throw_change_that_would_forbid_an_earlier_pass_is_refuted_by_it(spec):
+    """Under pass_withdrawn_by any_card, seat 2's card withdraws seat 0's pass, so 0 may add QD
+    (the rank of the cover QH) again; an engine that keeps the pass lists 2's moves instead. A
+    rank rule that counts only attack cards would do the same now, but 0, holding only QD, could
+    not then have passed: the pass the engine accepted refutes it, and the pass record decides
+    (fuzz charged this to throw_in.rank)."""
+    rs = spec.ruleset("podkidnoy", {"pass_withdrawn_by": "any_card"})
+    setup = {"hands": [["JH", "JC", "QD", "7S", "8S", "9C"], ["QH", "6C", "7C", "8C", "9S", "TS"],
+                       ["JS", "JD", "6D", "7D", "8D", "AS"]],
+             "talon": ["6H", "7H", "8H", "9H", "TH", "AH"], "trump": "AH", "attacker": 0}
+    played = [Observation(a, True) for a in ("0 attack JH", "1 cover JH with QH", "0 throw JC",
+                                             "1 take", "0 pass")]
+    found = attribute(rs, setup, played + [Observation("2 throw JS", True,
+                                                       legal=["2 pass", "2 throw JD"])])
+    assert (found.rule, found.check) == ("throw_in.not_passed", "legal")
