@@ -9,7 +9,8 @@ the machine falls on both alike):
   validated the whole suite whatever was selected;
 - the wall time of `durak --version` and of `durak check --adapter reference --case ONE` as whole
   processes, and their ratio (the target: at most 4), with and without `--variant podkidnoy` (the
-  case runs under 12 presets; the reference compiles a ruleset for each).
+  case runs under 12 presets; the reference compiles a ruleset for each); warm (the compiled
+  programs kept from an earlier run, reference_impl/codecache.py) and the first run (none kept).
 In-process loads are timed with every cache emptied first. The whole processes keep their
 bytecode as an installed package does, after one warm-up round. CPU seconds are printed beside the
 wall clock: on a busy machine, CPU seconds are what an idle one approaches.
@@ -20,9 +21,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 from durak_spec.conformance import cases as cases_module
@@ -57,10 +60,16 @@ def load(full: bool, ids: tuple = ()) -> tuple[float, float, int]:
 # The timed processes may keep their bytecode (.pyc), as an installed package does: where
 # PYTHONDONTWRITEBYTECODE is set, every start of a checkout would compile each module anew.
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+# the compiled programs of reference_impl/codecache.py, in a folder of this run's own
+CODE_CACHE = tempfile.mkdtemp(prefix="durak-bench-code-")
+ENV["DURAK_CACHE_DIR"] = CODE_CACHE
 
 
-def process(argv: list[str]) -> tuple[float, float]:
-    """(wall s, CPU s of the child) of one whole process."""
+def process(argv: list[str], cold: bool = False) -> tuple[float, float]:
+    """(wall s, CPU s of the child) of one whole process; `cold`: with the code cache emptied, as
+    the first run after an install or a change of the spec is."""
+    if cold:
+        shutil.rmtree(CODE_CACHE, ignore_errors=True)
     before = os.times()
     t0 = time.perf_counter()
     subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=ENV)
@@ -112,6 +121,11 @@ def main() -> None:
         print(f"  durak check --case ({label:30}) {med(c, 0):7.3f} s wall {med(c, 1):7.3f} s CPU"
               f"   ratio to --version {med(c, 0) / med(v, 0):5.1f}x wall {med(c, 1) / med(v, 1):5.1f}x CPU"
               f" (target: at most 4x wall)")
+        cold_v, cold_c = median_pair(lambda: process(version), lambda: process(check, cold=True),
+                                     args.repeats)
+        print(f"  the same, the first run (code cache empty) {med(cold_c, 0):7.3f} s wall "
+              f"{med(cold_c, 1):7.3f} s CPU   ratio to --version {med(cold_c, 0) / med(cold_v, 0):5.1f}x wall")
+    shutil.rmtree(CODE_CACHE, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -15,9 +15,14 @@ from __future__ import annotations
 
 import ast
 import builtins
+import hashlib
 import inspect
+import os
 import textwrap
 from functools import lru_cache
+from pathlib import Path
+
+from .codecache import cached
 
 PARAMS = ("g", "s", "a")
 
@@ -48,6 +53,10 @@ def _body(fn) -> tuple[ast.FunctionDef, frozenset]:
 @lru_cache(maxsize=None)
 def decisions_asked(fn) -> frozenset:
     """The names of the decisions primitive `fn` (and the helpers it calls) asks for."""
+    return _kept(fn, "decisions", (), lambda: _decisions_asked(fn))
+
+
+def _decisions_asked(fn) -> frozenset:
     func, _ = _body(fn)
     names = {_decision_name(n) for n in ast.walk(func) if isinstance(n, ast.Subscript)}
     for helper in module_helpers(fn).values():
@@ -63,7 +72,8 @@ def decisions_asked(fn) -> frozenset:
 def inline_source(fn, keywords: tuple, prefix: str, action: str, asked: tuple) -> tuple[str, ...]:
     """inline_lines, unindented, shared by every spec loaded in this process: `keywords` and
     `asked` (the decisions of `decisions_asked(fn)` with their clauses' source) as sorted pairs."""
-    return tuple(inline_lines(fn, dict(keywords), prefix, action, dict(asked)))
+    return _kept(fn, "lines", (keywords, prefix, action, asked),
+                 lambda: tuple(inline_lines(fn, dict(keywords), prefix, action, dict(asked))))
 
 
 def inline_lines(fn, keywords: dict, prefix: str, action: str, decisions: dict[str, str],
@@ -81,9 +91,14 @@ def inline_lines(fn, keywords: dict, prefix: str, action: str, decisions: dict[s
     return [" " * indent + line for line in ast.unparse(module).splitlines()]
 
 
-def module_helpers(fn, found=None) -> dict:
+def module_helpers(fn) -> dict:
     """The module-level names and builtins a primitive's body, and those of the helpers it
     calls, refer to, by name."""
+    names = _kept(fn, "helpers", (), lambda: tuple(_module_helpers(fn)))
+    return {n: fn.__globals__[n] if n in fn.__globals__ else getattr(builtins, n) for n in names}
+
+
+def _module_helpers(fn, found=None) -> dict:
     found = {} if found is None else found
     func, bound = _body(fn)
     for n in {n.id for n in ast.walk(func) if isinstance(n, ast.Name)} - bound:
@@ -93,12 +108,49 @@ def module_helpers(fn, found=None) -> dict:
             found[n] = value = fn.__globals__[n]
             if inspect.isfunction(value) and value.__module__ == fn.__module__:
                 try:
-                    module_helpers(value, found)
+                    _module_helpers(value, found)
                 except NotInlinable:
                     pass
         elif hasattr(builtins, n):
             found[n] = getattr(builtins, n)
     return found
+
+
+def _kept(fn, what: str, args: tuple, make):
+    """What `make()` derives from primitive `fn`'s source, kept between runs (codecache.py) under
+    the sources it reads: `fn`'s module, this module, and which function each of the module's
+    names holds (a test may put a wrapper in place of one). A NotInlinable answer is kept too."""
+    try:
+        where = _fingerprint(fn)
+    except (OSError, AttributeError):  # no source file: derived anew each time (and refused)
+        return make()
+
+    def answer():
+        try:
+            return ("lines", make())
+        except NotInlinable as exc:
+            return ("refused", str(exc))
+    tag, value = cached(f"inline\0{where}\0{what}\0{fn.__qualname__}\0{args!r}", answer)
+    if tag == "refused":
+        raise NotInlinable(value)
+    return value
+
+
+def _fingerprint(fn) -> str:
+    functions = sorted((name, value.__module__, value.__qualname__, value.__code__.co_filename)
+                       for name, value in fn.__globals__.items() if inspect.isfunction(value))
+    return "\0".join([_digest(fn.__code__.co_filename), _digest(__file__), repr(functions)])
+
+
+def _digest(path: str) -> str:
+    stat = os.stat(path)
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    if key not in _DIGESTS:
+        _DIGESTS[key] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return _DIGESTS[key]
+
+
+_DIGESTS: dict[tuple, str] = {}
 
 
 def _copy(node):

@@ -22,6 +22,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from . import primitives, vocab
+from .codecache import compile_program
 from .errors import SpecError, suggest
 from .inline import NotInlinable, decisions_asked, inline_source, module_helpers
 from .lang import (
@@ -558,7 +559,7 @@ class Ruleset:
                   _PROGRAM=self.failing_clause)
         self.source = "\n".join(lines)
         code = self._memo(("source", self.source),
-                          lambda: compile(self.source, f"<legal actions of {self.name}>", "exec"))
+                          lambda: compile_program(self.source, f"<legal actions of {self.name}>"))
         exec(code, ns)
         self.settle_fn = ns["settle"]
         self.step_source, self._ns = "\n".join(step), ns  # compiled on first use (step_fn)
@@ -574,7 +575,7 @@ class Ruleset:
         fn = self.__dict__.get("_step_fn")
         if fn is None:
             code = self._memo(("step", self.step_source),
-                              lambda: compile(self.step_source, f"<step of {self.name}>", "exec"))
+                              lambda: compile_program(self.step_source, f"<step of {self.name}>"))
             exec(code, self._ns)
             fn = self._step_fn = self._ns["step"]
         return fn

@@ -60,9 +60,10 @@ def test_primitives_written_out_play_as_primitives_called(spec, preset, monkeypa
         assert block_digest(inlined, n, 0, 3) == block_digest(called, n, 0, 3), (preset, n)
 
 
-def test_without_the_primitives_source_the_step_calls_them(spec_copy, monkeypatch):
+def test_without_the_primitives_source_the_step_calls_them(spec_copy, monkeypatch, tmp_path):
     """Where primitives.py's source cannot be read (a build without .py files), nothing is
-    written out and the games are the same."""
+    written out and the games are the same. (The cache of what inlining derives is an empty
+    folder of the test's own: the source is gone only for getsource, not from the disk.)"""
     def no_source(obj):
         raise OSError("could not get source code")
 
@@ -70,6 +71,7 @@ def test_without_the_primitives_source_the_step_calls_them(spec_copy, monkeypatc
     for fn in cached:
         fn.cache_clear()
     monkeypatch.setattr(inline.inspect, "getsource", no_source)
+    monkeypatch.setenv("DURAK_CACHE_DIR", str(tmp_path / "code"))
     try:
         ruleset = spec_copy.load().ruleset("podkidnoy")
         assert "_do_attack0_add_attack_card(g, s, a)" in ruleset.step_source
