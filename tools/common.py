@@ -10,13 +10,6 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-)
 
 from durak_spec.conformance import report as reports
 from durak_spec.conformance.cases import CASES_DIR
@@ -187,13 +180,21 @@ class ProgressReport:
         self.console = console or Console(stderr=True)
         self.quiet = quiet
         self.done = self.failures = 0
-        self._bar: Progress | None = None
+        self._bar = None  # a rich Progress, on a terminal only
         self._task = None
         self._t0 = self._last = 0.0
 
     def __enter__(self) -> "ProgressReport":
         self._t0 = self._last = time.monotonic()
         if not self.quiet and self.console.is_terminal:
+            # imported here: a run that is not on a terminal never pays for the bar
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
             self._bar = Progress(
                 TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                 TextColumn("{task.fields[unit]}"), TextColumn("{task.fields[rate]}"),
