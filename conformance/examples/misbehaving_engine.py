@@ -160,7 +160,8 @@ class MisbehavingEngine(ReferenceEngine):
                 return {**super().apply(action), "note": "x" * 3_000_000}
             if self.mode == "not-json":
                 return {**super().apply(action), "note": {"a set"}}
-            self.flooding = True
+            if self.mode == "many-legal":
+                self.flooding = True
         return super().apply(action)
 
     def start(self, variant: dict, setup: dict) -> None:

@@ -403,6 +403,8 @@ def test_a_campaign_whose_engine_skipped_most_deals_exits_3_with_the_reasons(tmp
     campaign = json.loads((tmp_path / "r.json").read_text())["fuzz"][0]
     assert campaign["games"] == 3 and campaign["skipped"] > 3
     assert campaign["skip_reasons"][0]["reason"] == "this engine deals only with spades as trump"
+    # the deals it plays, it plays as the reference does: the only finding is the skipping
+    assert campaign["steps"] > 0 and not campaign["divergences"], campaign["divergences"][:1]
 
 
 def test_fuzz_advises_no_option_that_only_explains_a_witness(spec, tmp_path):
