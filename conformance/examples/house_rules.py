@@ -6,12 +6,14 @@ one rule and is caught under it.
 Most are the reference interpreter with the house rule switched on whatever variant the runner
 sends, as a real engine has its house rules built in, so what they show is the suite's side: an
 engine that describes itself honestly is told only about its real bugs. MinidurakPassWithdrawnEngine
-plays its house rule in an engine of its own (minidurak), with its own bug in its twin. Run one with
+and MinidurakNoPassSiegeEngine play theirs in an engine of its own (minidurak), with its own bug
+in the twin. Run one with
 
     durak check --adapter python:durak_spec.conformance.examples.house_rules:LastAdderClockwiseEngine
     durak fuzz --adapter python:durak_spec.conformance.examples.house_rules:LastAdderClockwiseEngine
 
-(add --variant two_packs for FiveBeforeFirstBeatEngine, perevodnoy for the transfer engines).
+(add --variant two_packs for FiveBeforeFirstBeatEngine, perevodnoy for the transfer engines,
+siege for MinidurakNoPassSiegeEngine).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from functools import partial
 from durak_spec.conformance.engine import ReferenceEngine
 from durak_spec.conformance.examples.minidurak import Durak
 from durak_spec.conformance.examples.reference_engine import serve
+from durak_spec.conformance.examples.style_no_pass_unbeaten import NoPassDurak
 from durak_spec.conformance.examples.styles_base import MinidurakAdapter, move_text, parse_move
 
 
@@ -255,6 +258,57 @@ class BrokenNoPassSiegeEngine(NoPassSiegeEngine):
         s = self.game.state
         return {"actions": [a for a in super().legal()["actions"]
                             if not (a.split()[1:2] == ["take"] and s.unbeaten == len(s.table))]}
+
+
+class SiegeNoPassDurak(NoPassDurak):
+    """minidurak under a siege: anyone adds at any moment, in no order; a "done" only once
+    every card is beaten or the defender takes."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, free_for_all=True, any_time=True, **kw)
+
+
+class MinidurakNoPassSiegeEngine(MinidurakAdapter):
+    """The siege preset with no pass while a card is unbeaten (actions pass_while_unbeaten
+    false) in an engine of its own, minidurak: written from the rules, not from the reference,
+    so that what the runner sends it and compares at every player count is put to the test.
+    It takes positions in the middle of a bout; MinidurakNoPassSiegeDealsEngine does not."""
+
+    name = "minidurak-siege-no-pass"
+    presets = ("siege",)
+    house_rules = {"pile_on": "any_time", "thrower_order": "free_for_all"}
+    actions = {"pass_while_unbeaten": False}
+    engine_class = SiegeNoPassDurak
+    positions = True
+
+    def apply(self, action: str) -> dict:
+        move = parse_move(action)
+        return {"accepted": move is not None and self.game.play(move)}
+
+    def listed(self) -> list[str]:
+        return [move_text(m) for m in self.game.moves()]
+
+
+class MinidurakNoPassSiegeDealsEngine(MinidurakNoPassSiegeEngine):
+    """The same engine starting only from deals: positions are reached by play."""
+
+    positions = False
+
+
+class AnyRankSiegeDurak(SiegeNoPassDurak):
+    def may_add(self, seat, c) -> bool:
+        return (bool(self.table) and seat != self.defender and not self.out[seat]
+                and seat not in self.done and c in self.hands[seat]
+                and len(self.table) < min(self.cap, self.start_hand))
+
+
+class BrokenMinidurakNoPassSiegeEngine(MinidurakNoPassSiegeEngine):
+    """Lets a card of any rank be added (throw_in.rank). Its legal sets differ from the
+    reference's in the cards and passes it lists, never in the passes its model has no room
+    for: the suite tells it of the ranks only."""
+
+    name = "minidurak-siege-no-pass (broken: a card of any rank may be added)"
+    engine_class = AnyRankSiegeDurak
 
 
 class OneMoveSiegeEngine(HouseRuleEngine):

@@ -7,9 +7,10 @@ the dealer's left neighbour), everyone but the defender may add cards of a rank 
 a card is beaten (or after a take), the main attacker first and then clockwise from the
 defender's left, at most six attack cards and no more than the defender held when the bout began,
 the attacker draws first and the defender last, and the last player holding cards is the fool.
-Three house rules are switches: `free_for_all` (anyone may add at any time), `done_by_main`
-(the main attacker's "done" ends the adding for everyone) and `any_card_undoes_done` (a card
-added by anyone gives those who said "done" a new chance, not only a beat or a take).
+Four house rules are switches: `free_for_all` (anyone may add, in no order), `any_time` (cards
+may be added while earlier ones lie unbeaten: with `free_for_all`, a siege), `done_by_main` (the
+main attacker's "done" ends the adding for everyone) and `any_card_undoes_done` (a card added by
+anyone gives those who said "done" a new chance, not only a beat or a take).
 """
 
 from __future__ import annotations
@@ -43,12 +44,12 @@ class Durak:
     cap = 6  # attack cards per bout
 
     def __init__(self, hands, talon, trump: Card, dealer: int, attacker: int | None = None, *,
-                 free_for_all: bool = False, done_by_main: bool = False,
+                 free_for_all: bool = False, any_time: bool = False, done_by_main: bool = False,
                  any_card_undoes_done: bool = False):
         self.n = len(hands)
         self.hands = [list(h) for h in hands]
         self.talon, self.trump = list(talon), trump
-        self.free_for_all, self.done_by_main = free_for_all, done_by_main
+        self.free_for_all, self.any_time, self.done_by_main = free_for_all, any_time, done_by_main
         self.any_card_undoes_done = any_card_undoes_done
         self.table: list[list] = []
         self.out = [False] * self.n
@@ -58,6 +59,15 @@ class Durak:
         self.attacker = self._first(dealer) if attacker is None else attacker
         self.defender = self.next_in(self.attacker)
         self.start_hand = len(self.hands[self.defender])
+
+    def resume(self, table, defender: int, taking: bool, done, out) -> None:
+        """Continue from a position in the middle of a bout: the table's [attack, cover or None]
+        pairs, the defender, whether they said take, who said done, who is out."""
+        self.table = [[a, d] for a, d in table]
+        self.out = [s in out for s in range(self.n)]
+        self.defender, self.taking, self.done = defender, taking, set(done)
+        self.start_hand = len(self.hands[defender]) + sum(d is not None for _, d in self.table)
+        self._settle()
 
     # -- seats and cards ---------------------------------------------------------------------------
     def next_in(self, seat: int) -> int:
@@ -90,7 +100,7 @@ class Durak:
         ranks = {x.rank for pair in self.table for x in pair if x is not None}
         return (bool(self.table) and seat != self.defender and not self.out[seat]
                 and seat not in self.done and c in self.hands[seat] and c.rank in ranks
-                and (self.taking or len(self.unbeaten()) < len(self.table))
+                and (self.any_time or self.taking or len(self.unbeaten()) < len(self.table))
                 and len(self.table) < min(self.cap, self.start_hand))
 
     def adders(self) -> list[int]:

@@ -26,15 +26,18 @@ class MinidurakAdapter:
     actions: dict = {}           # hello "actions": what the runner must do for this move model
     engine_class = Durak
     engine_options: dict = {}    # the engine's own switches for those house rules
+    presets: tuple = ("podkidnoy",)
+    positions = False            # start also from a position in the middle of a bout
 
     def __init__(self):
         self.game: Durak | None = None
 
     def hello(self) -> dict:
         rules = {**PODKIDNOY, **self.house_rules}
-        hello = {"name": self.name, "version": "1.0", "protocol": "1.1", "presets": ["podkidnoy"],
-                 "players": [2, 3, 4, 5, 6], "options": {k: [v] for k, v in rules.items()},
-                 "levels": ["verdicts", "state", "legal"], "positions": False}
+        hello = {"name": self.name, "version": "1.0", "protocol": "1.1",
+                 "presets": list(self.presets), "players": [2, 3, 4, 5, 6],
+                 "options": {k: [v] for k, v in rules.items()},
+                 "levels": ["verdicts", "state", "legal"], "positions": self.positions}
         if self.actions:
             hello["actions"] = dict(self.actions)
         return hello
@@ -52,13 +55,18 @@ class MinidurakAdapter:
         for name, value in (variant.get("options") or {}).items():
             if name in rules and value != rules[name]:
                 raise Skip(f"minidurak plays {name} = {rules[name]!r}, not {value!r}")
-        if any(k in setup for k in MID_DEAL):
+        if any(k in setup for k in MID_DEAL) and not self.positions:
             raise Skip("minidurak starts only from a deal")
         hands = [[card(c) for c in h] for h in setup["hands"]]
         dealer = setup.get("dealer", len(hands) - 1)
         self.game = self.engine_class(hands, [card(c) for c in setup.get("talon", [])],
                                       card(setup["trump"]), dealer, setup.get("attacker"),
                                       **self.engine_options)
+        if any(k in setup for k in MID_DEAL):
+            g = self.game
+            g.resume([(card(a), card(d) if d else None) for a, d in setup.get("table", [])],
+                     setup.get("defender", g.defender), bool(setup.get("taking")),
+                     setup.get("passed", []), setup.get("out", []))
         return {}
 
     def state(self) -> dict:
