@@ -619,7 +619,7 @@ class Campaign:
             seen = Observation(last, True, state={field_name: w.have})
             obs = obs[:-1] + [seen] if w.steps else [seen]
         elif w.kind.startswith("legal") and isinstance(w.have, list):
-            seen = Observation(last, True, legal=list(w.have))
+            seen = Observation(last, True, legal=self._completed(w))
             obs = obs[:-1] + [seen] if w.steps else [seen]
         else:
             return
@@ -632,6 +632,22 @@ class Campaign:
         entry.observed = obs
         if not w.rule and found.rule:
             w.rule = found.rule
+
+    def _completed(self, w: Divergence) -> list:
+        """The engine's legal set in a legal-set witness, with the reference's actions that its
+        action model cannot express added (Lockstep._completed): what the diagnosis compares."""
+        have = set(w.have)
+        if self.lock.model.canonical:
+            return sorted(have)
+        rs = self.lock.ruleset
+        try:
+            game = Game(rs, Setup.from_json(w.setup, rs.deck, rs.player_limits))
+            for s in w.steps:
+                if s["expect"] == "accept":
+                    game.apply_action(game.parse_action(s["do"]))
+        except (DurakError, ValueError, KeyError):
+            return sorted(have)
+        return sorted(self.lock._completed(game, have))
 
     # -- output ------------------------------------------------------------------------------
     def write_case(self, entry: Entry, out_dir: Path) -> None:

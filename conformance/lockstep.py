@@ -637,6 +637,15 @@ class Lockstep:
         except (DurakError, KeyError, ValueError):
             return None
 
+    def _completed(self, g: Game, have: set) -> set:
+        """The engine's legal set `have` with the reference's actions its action model cannot
+        express added, as the reference lists them: what the diagnosis compares (it knows no
+        action model), so that a pass the engine has no room for is never a difference."""
+        if self.model.canonical:
+            return have
+        ref = {text_of(a) for a in g.legal_actions()}
+        return have | (ref - {text_of(a) for a in self._sendable(g)})
+
     def _differences(self, g: Game, have: set, seg: _Segment, steps: list) -> list:
         """legal_differences, knowing what the engine allowed earlier in the segment."""
         obs = [Observation(t, True) for move in seg.trail for t in atomic_texts(move)]
@@ -661,7 +670,8 @@ class Lockstep:
             return have_set
         where = f"after {steps[-1]['do']}" if steps else "at the start"
         last = steps[-1]["do"] if steps else None
-        whole = self._attribute(seg, steps, Observation(last, True, legal=sorted(have_set)),
+        seen = self._completed(g, have_set)
+        whole = self._attribute(seg, steps, Observation(last, True, legal=sorted(seen)),
                                 ("legal", len(have_set - want), len(want - have_set)))
         if whole is not None and whole.check.startswith("state.") and whole.rule:
             # the engine has another seat acting: the rule deciding the role, for every action
@@ -669,7 +679,7 @@ class Lockstep:
         else:
             key = ("groups", tuple(sorted({t.split()[1] for t in have_set ^ want
                                            if len(t.split()) > 1})))
-            groups = self._sample(key, lambda: self._differences(g, have_set, seg, steps))
+            groups = self._sample(key, lambda: self._differences(g, seen, seg, steps))
             groups = [(rule or (whole.rule if whole is not None else None), more, fewer)
                       for rule, more, fewer in groups]
         for rule, more, fewer in groups:
@@ -807,7 +817,8 @@ class Lockstep:
                     message = f"{p.text}: the reference accepts it, the engine rejects it{reason}"
                     found = self._attribute(seg, steps + [{"do": p.text, "expect": "accept"}],
                                             Observation(p.text, False, legal=_group_only(
-                                                g, agree, p.action.kind)),
+                                                g, None if agree is None else self._completed(g, agree),
+                                                p.action.kind)),
                                             (kind, p.action.kind))
                     rule = found.rule or "" if found is not None else ""
                     rule = rule or self._fallback_rule(g, p.action)

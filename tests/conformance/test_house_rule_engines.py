@@ -85,3 +85,13 @@ def test_fuzz_catches_the_broken_twin_of_an_action_model_under_the_rule(spec, tm
     preset, rules = FUZZED[name]
     res = _fuzz(spec, "Broken" + name, preset, tmp_path, games=10)
     assert {e.witness.rule for e in res.entries} & rules, [e.signature for e in res.entries]
+
+
+def test_an_engine_without_a_pass_while_a_card_is_unbeaten_is_told_of_its_bug_only(spec, tmp_path):
+    """minidurak under a siege with no pass while a card is unbeaten, adding cards of any rank:
+    restarted from the reference's position after each divergence, it was told at every start
+    that it 'omits 2 pass', a pass its model has no room for (the diagnosis compared its legal
+    set with all of the reference's, thousands of times a campaign); now only of the ranks."""
+    res = _fuzz(spec, "BrokenMinidurakNoPassSiegeEngine", "siege", tmp_path, games=3)
+    assert res.entries and not [e.signature for e in res.entries if e.witness.kind == "legal-missing"]
+    assert "legal-extra throw_in.rank" in {e.signature for e in res.entries}
