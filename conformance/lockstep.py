@@ -143,6 +143,21 @@ def _group_only(g: Game, engine_legal: set | None, kind: str) -> list | None:
     return sorted({t for t in ref if not ours(t)} | {t for t in engine_legal if ours(t)})
 
 
+def _group_of(texts: list) -> tuple:
+    """The group of kinds (diagnose.KIND_GROUPS) of the actions `texts`, all of one group."""
+    words = texts[0].split() if texts else []
+    return kind_group(words[1] if len(words) > 1 else "")
+
+
+def _split(want: set, have: set) -> dict:
+    """The engine's extra and missing actions against `want`, by group of kinds, as
+    diagnose.legal_differences splits them: {group: (extra, missing)}."""
+    out: dict = {}
+    for text in sorted(have - want) + sorted(want - have):
+        out.setdefault(_group_of([text]), ([], []))[text in want].append(text)
+    return out
+
+
 EVIDENCE_SEGMENTS = 300  # segments (a deal or a position, and what the engine played from it)
 EVIDENCE_STEPS = 400     # kept per segment
 
@@ -677,11 +692,14 @@ class Lockstep:
             # the engine has another seat acting: the rule deciding the role, for every action
             groups = [(whole.rule, sorted(have_set - want), sorted(want - have_set))]
         else:
+            # the rule of each group of kinds is sampled; its actions are this occurrence's
+            split = _split(want, have_set)
             key = ("groups", tuple(sorted({t.split()[1] for t in have_set ^ want
                                            if len(t.split()) > 1})))
-            groups = self._sample(key, lambda: self._differences(g, seen, seg, steps))
-            groups = [(rule or (whole.rule if whole is not None else None), more, fewer)
-                      for rule, more, fewer in groups]
+            rules = self._sample(key, lambda: {_group_of(more + fewer): rule for rule, more, fewer
+                                               in self._differences(g, seen, seg, steps)})
+            groups = [(rules.get(group) or (whole.rule if whole is not None else None), more, fewer)
+                      for group, (more, fewer) in split.items()]
         for rule, more, fewer in groups:
             for kind, texts in (("legal-extra", more), ("legal-missing", fewer)):
                 if not texts:

@@ -5,14 +5,19 @@ cases and games each."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from conformance_support import jobs_of, run_cases
 
+from durak_spec.conformance import lockstep
 from durak_spec.conformance.examples import house_rules
 from durak_spec.conformance.fuzz import fuzz
+from durak_spec.conformance.lockstep import Lockstep
 from durak_spec.conformance.problems import Evidence, find_problems
 from durak_spec.conformance.runner import Selection, house_rule_options
 from durak_spec.conformance.transport import make_adapter
+from durak_spec.reference_impl.game import Game, Setup
 
 MODULE = "python:durak_spec.conformance.examples.house_rules:"
 
@@ -95,3 +100,51 @@ def test_an_engine_without_a_pass_while_a_card_is_unbeaten_is_told_of_its_bug_on
     res = _fuzz(spec, "BrokenMinidurakNoPassSiegeEngine", "siege", tmp_path, games=3)
     assert res.entries and not [e.signature for e in res.entries if e.witness.kind == "legal-missing"]
     assert "legal-extra throw_in.rank" in {e.signature for e in res.entries}
+
+
+PASS_KEPT = ({"hands": [["JH", "JC", "QD", "7S", "8S", "9C"], ["QH", "6C", "7C", "8C", "9S", "TS"],
+                        ["JS", "JD", "6D", "7D", "8D", "AS"]],
+              "talon": ["6H", "7H", "8H", "9H", "TH", "AH"], "trump": "AH", "attacker": 0},
+             ["0 attack JH", "1 cover JH with QH", "0 throw JC", "1 take", "0 pass", "2 throw JS"])
+
+
+def _lockstep(spec, name: str, preset: str):
+    adapter = make_adapter(MODULE + name, spec=spec)
+    hello = adapter.open()
+    found = []
+    lock = Lockstep(spec, adapter, hello, preset, house_rule_options(spec, hello, preset, 3, {}),
+                    found.append)
+    return lock, adapter, found
+
+
+def test_fuzz_names_a_pass_kept_after_another_players_card_by_the_pass_rule(spec):
+    """The broken pass-withdrawn twin keeps 0's pass after 2's card: fuzz's attribution names
+    throw_in.not_passed, as check does (it named throw_in.rank, 129 times in 200 games)."""
+    lock, adapter, found = _lockstep(spec, "BrokenPassWithdrawnEngine", "podkidnoy")
+    try:
+        setup = Setup.from_json(PASS_KEPT[0], lock.ruleset.deck, lock.ruleset.player_limits)
+        lock.play(setup, random.Random(0), fixed=PASS_KEPT[1])
+    finally:
+        adapter.close()
+    assert {d.signature for d in found} == {"legal-extra throw_in.not_passed",
+                                            "legal-missing throw_in.not_passed"}
+
+
+def test_a_sampled_attribution_reports_the_actions_of_its_own_occurrence(spec, monkeypatch):
+    """Attribution is sampled per kind of difference; an occurrence that reuses an earlier rule
+    still names its own actions (the message quoted another occurrence's)."""
+    monkeypatch.setattr(lockstep, "SAMPLE", 0)  # the third occurrence reuses the second's rule
+    lock, adapter, found = _lockstep(spec, "BrokenPassWithdrawnEngine", "podkidnoy")
+    adapter.close()
+    rs = lock.ruleset
+    setup = Setup.from_json(PASS_KEPT[0], rs.deck, rs.player_limits)
+    game = Game(rs, setup)
+    steps = [{"do": t, "expect": "accept"} for t in PASS_KEPT[1]]
+    for t in PASS_KEPT[1]:
+        game.apply_action(game.parse_action(t))
+    want = {"0 pass", "0 throw QD"}
+    for have in (["2 pass", "2 throw JD"], ["2 pass", "2 throw JD"], ["2 pass", "2 throw JD", "0 throw QD"]):
+        lock._check_legal(game, want, have, lockstep._Segment(setup), steps)
+    assert [d.message.split(":")[1].split(" (")[0] for d in found[-2:]] == [
+        " the engine lists 2 pass, 2 throw JD", " the engine omits 0 pass"]
+
