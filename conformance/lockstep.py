@@ -175,6 +175,7 @@ class Planned:
     view: dict | None = None      # the reference's state after it (when the engine shows state)
     legal: set | None = None      # the reference's legal set after it (when the engine lists it)
     extra: tuple = ()             # a one-move opening's further cards: throws by the opener
+    dropped: int = 0              # steps of a script left out before it (the model has no room)
 
 
 @dataclass
@@ -360,6 +361,7 @@ class Lockstep:
         todo = iter(fixed) if fixed is not None else None
         lead = self.model.opening == "one_move" and multi_card_openings(g.ruleset)
         legal, texts = None, _TEXT
+        dropped = 0
         while len(plan) < limit and not g.state.finished:
             if len(plan) % CHECKPOINT == 0:
                 checkpoints[len(plan)] = g.clone()
@@ -370,8 +372,15 @@ class Lockstep:
                 if text is None:
                     break
                 action = g.parse_action(text)
+                if not self.model.canonical and (not self.model.expressible(action, g.state, False)
+                                                 or self.model.idle(action, g)):
+                    # a step the engine's model has no room for (a witness saved before it was
+                    # declared, a seed's prefix): left out, as check leaves it out of a case
+                    dropped += 1
+                    continue
                 rule = g.explain(action)[0]
-                p = Planned(action, text_of(action), not rule, rule)
+                p = Planned(action, text_of(action), not rule, rule, dropped=dropped)
+                dropped = 0
                 if rule:
                     coverage.rejected(g.state, action, rule, legal)
             else:
@@ -789,7 +798,7 @@ class Lockstep:
             if outcome == "done":
                 seg.trail += [p.text for p in plan if p.accept]
                 if fixed is not None:
-                    fixed = fixed[sum(1 + len(p.extra) for p in plan):]
+                    fixed = fixed[sum(1 + len(p.extra) + p.dropped for p in plan):]
                     if not fixed:
                         return
                 if nxt is not None:

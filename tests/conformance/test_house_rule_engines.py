@@ -5,6 +5,7 @@ cases and games each."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -12,7 +13,7 @@ from conformance_support import jobs_of, run_cases
 
 from durak_spec.conformance import lockstep
 from durak_spec.conformance.examples import house_rules
-from durak_spec.conformance.fuzz import fuzz
+from durak_spec.conformance.fuzz import campaign_key, fuzz, open_database
 from durak_spec.conformance.lockstep import Lockstep
 from durak_spec.conformance.problems import Evidence, find_problems
 from durak_spec.conformance.runner import Selection, house_rule_options
@@ -148,3 +149,26 @@ def test_a_sampled_attribution_reports_the_actions_of_its_own_occurrence(spec, m
     assert [d.message.split(":")[1].split(" (")[0] for d in found[-2:]] == [
         " the engine lists 2 pass, 2 throw JD", " the engine omits 0 pass"]
 
+
+def test_a_saved_witness_with_a_pass_the_model_has_no_room_for_is_replayed_without_it(spec, tmp_path):
+    """A witness saved before the engine declared pass_while_unbeaten false (its passes made
+    while a card was unbeaten) is replayed without them, as check leaves them out of a case:
+    it was a false 'the engine rejects 0 pass'."""
+    name = "MinidurakNoPassSiegeEngine"
+    setup = {"hands": [["9C", "7C", "8S"], ["9S", "TS", "JS"], ["TD", "8D", "QS"]],
+             "talon": ["QH", "KH", "AH"], "trump": "AH", "dealer": 2, "attacker": 1}
+    steps = [{"do": "1 attack 9S", "expect": "accept"}, {"do": "0 pass", "expect": "accept"},
+             {"do": "2 cover 9S with QS", "expect": "accept"}]
+    db = open_database(str(tmp_path / "db"), tmp_path)
+    db.save(campaign_key(name, "siege", {}), json.dumps(
+        {"signature": "verdict-rejects bout.pass", "players": 3, "setup": setup, "steps": steps},
+        sort_keys=True).encode())
+    adapter = make_adapter(MODULE + name, spec=spec)
+    hello = adapter.open()
+    try:
+        res = fuzz(spec, adapter, hello, preset="siege", options={}, players=[3], games=1,
+                   seed_value=1, out_dir=tmp_path, adapter_name=name, shrink=False,
+                   database=str(tmp_path / "db"))
+    finally:
+        adapter.close()
+    assert res.replayed == 1 and res.entries == [], [e.signature for e in res.entries]
