@@ -30,6 +30,8 @@ class Rule:
     options: list[str] = field(default_factory=list)
     definition: str | None = None
     plain: str = ""  # the rule in plain words, for the rulebook pages (no option values)
+    # further sentences, each said only under the presets where its `when` (over options) holds
+    plain_where: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -45,6 +47,7 @@ class Option:
     # The rulebook's sentence per value, keyed by the value's spec notation (value_text), or "*"
     # for a template of the other values ({value}); an empty sentence says nothing.
     plain: dict = field(default_factory=dict)
+    plain_when: str | None = None  # over options: the sentences are said only where it holds
 
     def plain_for(self, value, values: dict | None = None) -> str | None:
         """The rulebook's sentence for `value`, or None when there is none; `{value}` in it is

@@ -293,14 +293,15 @@ class Ruleset:
         return self._compile_text(text, "", what, want, names, params)
 
     def _is_active(self, rule: Rule) -> bool:
-        if rule.when is None:
-            return True
-        c = self._memo(("when", rule.when, rule.file, rule.path, self._read_key(rule.when)),
-                       lambda: Compiler(self.option_env(), rule.file,
-                                        f"{rule.path}.when").compile(rule.when, BOOL))
+        return rule.when is None or self.holds(rule.when, rule.file, f"{rule.path}.when")
+
+    def holds(self, when: str, file: str, path: str) -> bool:
+        """Whether `when`, a clause over options only (a rule's `when`, a `plain_where` entry's),
+        holds under this ruleset's options; `file` and `path` name it in errors."""
+        c = self._memo(("when", when, file, path, self._read_key(when)),
+                       lambda: Compiler(self.option_env(), file, path).compile(when, BOOL))
         if not c.const:
-            raise SpecError("a rule's `when` may use only options (opt.NAME)", rule.file,
-                            f"{rule.path}.when")
+            raise SpecError("a `when` may use only options (opt.NAME)", file, path)
         return bool(c.value)
 
     def _compile_rules(self) -> None:

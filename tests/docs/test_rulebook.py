@@ -64,3 +64,26 @@ def test_a_sentence_edited_in_a_spec_copy_shows_up_on_the_rulebook(spec_copy):
                    "Everybody holds {value} cards after drawing.")
     data = DocsData.load(spec_copy.root, ROOT)
     assert "Everybody holds 6 cards after drawing." in said(data, "podkidnoy")["draw.who"]
+
+
+def test_team_play_is_said_only_where_teams_play(data, spec):
+    """A rule's `plain_where` sentences are said only under the presets whose options make their
+    `when` hold: nothing about partners or teams in a rulebook where everyone plays alone."""
+    teams = [p for p in spec.presets if spec.ruleset(p).options["teams"] != "none"]
+    alone = [p for p in spec.presets if p not in teams]
+    assert teams and alone
+    for preset in alone:
+        words = " ".join(said(data, preset).values()).lower()
+        assert "team play" not in words and "partner" not in words, preset
+    for preset in teams:
+        book = said(data, preset)
+        assert "partner" in book["rotation.defender"] and "partner" in book["throw_in.who"], preset
+
+
+def test_a_plain_where_clause_that_reads_the_state_is_a_lint_problem_naming_it(spec_copy):
+    from durak_spec.tools.lint.spec import lint as lint_spec
+
+    spec_copy.edit("rules/rotation.yaml", "- when: \"opt.teams != 'none'\"\n        plain: In team play it",
+                   "- when: \"team_play\"\n        plain: In team play it")
+    problems = lint_spec(spec_copy.load()).problems
+    assert any("rules/rotation.yaml" in p and "plain_where[0].when" in p for p in problems), problems

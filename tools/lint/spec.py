@@ -124,7 +124,7 @@ def _check_plain_words(spec: Spec, report: LintReport, read: set) -> None:
     sentence in the option's `plain` (an empty one where there is nothing to add); a `plain` key
     that is no value of the option is a typo."""
     for r in spec.rules:
-        if not r.plain and not rule_options(spec, r):
+        if not r.plain and not r.plain_where and not rule_options(spec, r):
             report.problems.append(f"{r.file}: {r.path} ({r.id}) reads no option and has no plain "
                                    "sentence for the rulebook pages (plain: ...)")
     for name, option in spec.options.items():
@@ -133,13 +133,31 @@ def _check_plain_words(spec: Spec, report: LintReport, read: set) -> None:
             report.problems.append(f"options.yaml: options.{name}.plain.{key}: {key!r} is no value "
                                    f"of {name} (values: {', '.join(sorted(allowed - {'*'}))})")
     needed: dict = {}
+    said: dict = {}  # (rule id, plain_where index) -> whether some preset says it
     for preset in spec.presets:
         try:
-            values = spec.ruleset(preset).options
+            ruleset = spec.ruleset(preset)
         except DurakError:
             continue  # reported above
+        values = ruleset.options
         for name in read & set(spec.options):
             needed.setdefault((name, value_text(values[name])), preset)
+        whens = [((r.id, i), w["when"], r.file, f"{r.path}.plain_where[{i}].when")
+                 for r in spec.rules for i, w in enumerate(r.plain_where)]
+        whens += [((name, None), o.plain_when, "options.yaml", f"options.{name}.plain_when")
+                  for name, o in spec.options.items() if o.plain_when]
+        for key, when, file, path in whens:
+            try:
+                holds = ruleset.holds(when, file, path)
+            except DurakError as exc:
+                report.problems.append(f"{exc} (under {preset})")
+                holds = True  # reported: not stray as well
+            said[key] = said.get(key, False) or holds
+    for r in spec.rules:
+        for i, _ in enumerate(r.plain_where):
+            if not said.get((r.id, i), True):
+                report.problems.append(f"{r.file}: {r.path}.plain_where[{i}] ({r.id}): its `when` "
+                                       "holds under no preset, so no rulebook page says it")
     for (name, value), preset in sorted(needed.items()):
         if spec.options[name].plain_for(_value(spec, name, value)) is None:
             report.problems.append(f"options.yaml: options.{name}.plain has no sentence for "

@@ -73,7 +73,7 @@ def chapters(data, preset: str) -> list[tuple[str, list]]:
                 continue
             says = {o for o in data.rule_options.get(r.id, []) if o not in read
                     and (r.when is None or o in option_names(r.when))
-                    and spec.options[o].plain_for(rs.options[o], rs.options)}
+                    and option_words(rs, spec.options[o])}
             if says:
                 off.add(r.id)
                 read |= says  # one rule not in force says a value, not every one reading it
@@ -97,11 +97,26 @@ def homes(data, preset: str, book) -> dict[str, str]:
     return out
 
 
+def option_words(rs, option) -> str | None:
+    """The option's sentence for its value under ruleset `rs`, where its `plain_when` holds."""
+    if option.plain_when and not rs.holds(option.plain_when, "options.yaml",
+                                          f"options.{option.name}.plain_when"):
+        return None
+    return option.plain_for(rs.options[option.name], rs.options)
+
+
+def plain_words(rs, rule) -> list[str]:
+    """The rule's own sentences under ruleset `rs`: its `plain`, and each `plain_where` sentence
+    whose `when` holds under the preset's options (a team-play sentence only where teams play)."""
+    return ([rule.plain] if rule.plain else []) + [
+        extra["plain"] for i, extra in enumerate(rule.plain_where)
+        if rs.holds(extra["when"], rule.file, f"{rule.path}.plain_where[{i}].when")]
+
+
 def statements(data, preset: str) -> list[tuple[str, list[Statement]]]:
     """The rulebook of a preset as data: per chapter, what it says for the rules in force. A rule
     with nothing of its own to say is spoken for by the statement that says one of its options,
     else by its neighbour in the chapter."""
-    values = data.rulesets[preset].options
     book = chapters(data, preset)
     home = homes(data, preset, book)
     said_by: dict[str, Statement] = {}
@@ -109,12 +124,12 @@ def statements(data, preset: str) -> list[tuple[str, list[Statement]]]:
     for heading, rules in book:
         said: list[Statement] = []
         for rule in rules:
-            st = Statement([rule.plain] if rule.plain else [], [rule])
+            st = Statement(plain_words(data.rulesets[preset], rule), [rule])
             for name in data.rule_options.get(rule.id, []):
                 if home[name] != rule.id:
                     continue
                 st.options.append(name)
-                sentence = data.spec.options[name].plain_for(values[name], values)
+                sentence = option_words(data.rulesets[preset], data.spec.options[name])
                 if sentence:
                     st.sentences.append(sentence)
             for name in st.options:
