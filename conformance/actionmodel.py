@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import combinations
 
+from durak_spec.reference_impl.diagnose import Observation
 from durak_spec.reference_impl.errors import IllegalAction, NotationError
 from durak_spec.reference_impl.game import Game
 from durak_spec.reference_impl.notation import action_text
@@ -198,6 +199,30 @@ class Stepper:
         words = text.split()
         self.lead = words[2:] if (self.model.opening == "one_move" and words[1] == "attack"
                                   and multi_card_openings(self.game.ruleset)) else []
+
+
+def atomic_observations(observations: list, game: Game, model: ActionModel) -> list:
+    """An engine's observed moves (diagnose.Observation) as the diagnosis reads them, played
+    from `game` (the reference at the setup): a one-move opening `S attack C1 C2` becomes `S
+    attack C1` and `S throw C2`, and each legal set the engine listed gets back, as the
+    reference lists them, the actions its model cannot express (the diagnosis knows no action
+    model: a pass it has no room for is no difference)."""
+    stepper = Stepper(model, game)
+    out = []
+    for o in observations:
+        if o.action is not None:
+            try:
+                stepper.apply(o.action)
+            except (IllegalAction, NotationError, IndexError):
+                pass  # the reference refuses it: the diagnosis does not play it either
+        legal = o.legal
+        if legal is not None:
+            hidden = {action_text(a) for a in game.legal_actions()} - set(stepper.legal())
+            legal = sorted(set(legal) | hidden)
+        texts = atomic_texts(o.action) if o.action is not None else [None]
+        out += [Observation(text, o.accepted) for text in texts]
+        out[-1].state, out[-1].legal = o.state, legal
+    return out
 
 
 def _plays(game: Game, text: str) -> bool:

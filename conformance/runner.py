@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from durak_spec.conformance import fromdeal
-from durak_spec.conformance.actionmodel import ActionModel, translate
+from durak_spec.conformance.actionmodel import ActionModel, atomic_observations, translate
 from durak_spec.conformance.cases import CASES_DIR, Case, CaseFacts, Step
 from durak_spec.conformance.engine import PROTOCOL_VERSION, ReferenceEngine, comparable, state_view
 from durak_spec.conformance.problems import Evidence
@@ -688,12 +688,18 @@ class Session:
         which observation each difference reported is at."""
         model = getattr(self, "model", None)
         if model is not None and not model.canonical:
-            observations = _atomic(observations)
+            observations = self._atomic(ruleset, case, observations)
             marks = [(len(observations) - 1, res)] if found else []
         else:
             marks = ([(found[0][1], res)] if found else []) + \
                 [(d["observation"], d) for d in res.differences]
         self.evidence.add(ruleset, case.setup, observations, marks)
+
+    def _atomic(self, ruleset, case: Case, observations: list) -> list:
+        """The engine's moves in its action model as the diagnosis reads them
+        (actionmodel.atomic_observations)."""
+        game = Game(ruleset, Setup.from_json(case.setup, ruleset.deck, ruleset.player_limits))
+        return atomic_observations(observations, game, self.model)
 
     def _diagnose(self, res: Result, ruleset, case: Case, observations: list, m: Mismatch,
                   live: bool = True, search: bool = True) -> None:
@@ -717,9 +723,7 @@ class Session:
             pass
         model = getattr(self, "model", None)
         if model is not None and not model.canonical:
-            # the engine's moves, as atomic actions; its legal sets leave out what its action
-            # model cannot express, so only verdicts and states are compared here
-            observations = _atomic(observations)
+            observations = self._atomic(ruleset, case, observations)
         try:
             found = diagnose(ruleset, case.setup, observations, budget=self.diagnose_budget,
                              memo=self._diagnose_memo, search=search)
@@ -884,20 +888,6 @@ def would_help(results: list[Result]) -> list[tuple[str, int]]:
         if r.status == "skip" and r.would_help:
             counts[r.would_help] = counts.get(r.would_help, 0) + 1
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-
-
-def _atomic(observations: list) -> list:
-    """Observations of an engine's moves as atomic actions: a one-move opening `S attack C1 C2`
-    becomes `S attack C1` and `S throw C2`; legal sets are dropped."""
-    out = []
-    for o in observations:
-        words = (o.action or "").split()
-        parts = [o.action]
-        if len(words) > 3 and words[1] == "attack":
-            parts = [" ".join(words[:3])] + [f"{words[0]} throw {c}" for c in words[3:]]
-        out += [Observation(text, o.accepted) for text in parts]
-        out[-1].state = o.state
-    return out
 
 
 STATE_FIELDS = ("hands", "hand_sizes", "talon_count", "trump", "table", "discard_count", "attacker",

@@ -172,3 +172,14 @@ def test_a_saved_witness_with_a_pass_the_model_has_no_room_for_is_replayed_witho
     finally:
         adapter.close()
     assert res.replayed == 1 and res.entries == [], [e.signature for e in res.entries]
+
+
+def test_check_names_the_rule_of_a_legal_set_difference_of_an_engine_with_an_action_model(
+        spec, shipped_suite):
+    """check kept no legal set of an engine with an action model for the diagnosis (its sets
+    leave out what the model cannot express), so the extra cards of the siege twin were 'no
+    rule'; the sets are now completed as fuzz completes them."""
+    jobs = jobs_of(shipped_suite, Selection(cases=("throw_in/after_take_order",)))[:2]
+    results = run_cases(spec, MODULE + "BrokenMinidurakNoPassSiegeEngine", jobs)
+    failures = [r for r in results if r.status == "fail"]
+    assert failures and {r.rule for r in failures} == {"throw_in.rank"}, [(r.case, r.rule) for r in failures]
