@@ -144,20 +144,28 @@ class Ruleset:
         """kind -> {card: its forms}: the cards of the deck played as another suit (Deck.as_suit,
         the Weli's named suit) that the legal-action generator offers beside the card for actions
         of that kind - each form that passes every condition of the kind's legality rules that
-        reads nothing but the card (play.named_suit: only the Weli). The rules decide the rest."""
+        reads nothing but the card (play.named_suit: only the Weli). The rules decide the rest.
+        Shared by the rulesets of one deck (spec.make_deck gives each composition one Deck) whose
+        legality rules read the same option values."""
         deck = self.deck
-        forms = [(c, deck.as_suit(c, x)) for c in deck.cards if not c.is_joker
-                 for x in deck.suits if x != c.suit]
-        out = {}
-        for kind in vocab.CARD_KINDS:
-            tests = [fn for cr in self.legality[kind] for fn in self._card_conditions(cr.rule)]
-            offered: dict = {}
-            for card, form in forms:
-                if all(fn(form) for fn in tests):  # a clause that fails here: lang.failure_of
-                    offered.setdefault(card, []).append(form)
-            if offered:
-                out[kind] = {c: tuple(fs) for c, fs in offered.items()}
-        return out
+        key = ("named forms", id(deck)) + tuple(
+            (kind, tuple((cr.rule.id, cr.rule.clause) + self._read_key(cr.rule.clause)
+                         for cr in self.legality[kind])) for kind in vocab.CARD_KINDS)
+
+        def make():
+            forms = [(c, deck.as_suit(c, x)) for c in deck.cards if not c.is_joker
+                     for x in deck.suits if x != c.suit]
+            out = {}
+            for kind in vocab.CARD_KINDS:
+                tests = [fn for cr in self.legality[kind] for fn in self._card_conditions(cr.rule)]
+                offered: dict = {}
+                for card, form in forms:
+                    if all(fn(form) for fn in tests):  # a clause that fails here: lang.failure_of
+                        offered.setdefault(card, []).append(form)
+                if offered:
+                    out[kind] = {c: tuple(fs) for c, fs in offered.items()}
+            return out
+        return self._memo(key, make)
 
     def _card_conditions(self, rule) -> list:
         """The conditions (top-level 'and' operands) of a legality rule's clause that read only
@@ -374,10 +382,13 @@ class Ruleset:
         `real` hold physical cards (Env.real_cards)."""
         env = self._env(names)
         env.real_cards = frozenset(real)
-        env.vocab = {n: (Name(e.type, f"_v_{n}") if e.args is None and n not in keep else
-                         Name(e.type, CONTAINER.sub(_container_local, e.code), e.args, e.doc)
-                         if e.args is not None else e)
-                     for n, e in env.vocab.items()}
+        key = frozenset(keep)
+        if key not in _HOISTED:  # the same for every ruleset: the state vocabulary rewritten
+            _HOISTED[key] = {n: (Name(e.type, f"_v_{n}") if e.args is None and n not in keep else
+                                 Name(e.type, CONTAINER.sub(_container_local, e.code), e.args, e.doc)
+                                 if e.args is not None else e)
+                             for n, e in vocab.STATE.items()}
+        env.vocab = dict(_HOISTED[key])
         return Compiler(env, file, path)
 
     def _bout_end(self, event: str) -> tuple[str, set[str]]:
@@ -745,6 +756,9 @@ class Ruleset:
 
     def describe_options(self) -> list[tuple[str, object, str]]:
         return [(n, self.options[n], self.option_origins[n]) for n in self.spec.options]
+
+
+_HOISTED: dict[frozenset, dict] = {}  # keep -> vocab.STATE as _hoisting_compiler rewrites it
 
 
 def _loops(src: str) -> int:
