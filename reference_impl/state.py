@@ -54,16 +54,15 @@ def action_table(deck: Deck, seats: int, kinds, card_kinds, target_kinds=("cover
             slots[c.index] = c
         make = tuple.__new__
 
-        def row(fn):
-            return [None if c is None else fn(c) for c in slots]
         table = {}
-        for kind in kinds:
+        for kind in kinds:  # comprehensions, not a function per cell: a cover table has 10,000s
             if kind in target_kinds:
-                table[kind] = [row(lambda c: row(lambda t: make(Action, (kind, seat, c, t))))
-                               for seat in range(seats)]
+                table[kind] = [[None if c is None else
+                                [None if t is None else make(Action, (kind, seat, c, t)) for t in slots]
+                                for c in slots] for seat in range(seats)]
             elif kind in card_kinds:
-                table[kind] = [row(lambda c: make(Action, (kind, seat, c, None)))
-                               for seat in range(seats)]
+                table[kind] = [[None if c is None else make(Action, (kind, seat, c, None))
+                                for c in slots] for seat in range(seats)]
             else:
                 table[kind] = [make(Action, (kind, seat, None, None)) for seat in range(seats)]
         cached[key] = table
