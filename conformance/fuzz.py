@@ -58,6 +58,7 @@ from durak_spec.reference_impl.diagnose import Observation
 from durak_spec.reference_impl.diagnose import diagnose as counterfactual
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.model import rule_options
 from durak_spec.reference_impl.state import Action
 from durak_spec.reference_impl.vocab import CARD_KINDS
 from durak_spec.reference_impl.yamlio import InputError, load_file
@@ -630,7 +631,10 @@ class Campaign:
         w.diagnosis = found.message()
         entry.as_if = list(found.as_if)
         entry.observed = obs
-        if not w.rule and found.rule:
+        if not w.rule and found.rule or found.as_if and entry.known is None and \
+                _reads(self.spec, found.rule, found.as_if[0]):
+            # where an option value explains the witness, the rule that reads it decides, as in
+            # check (the campaign's rule was sampled, one step at a time)
             w.rule = found.rule
 
     def _completed(self, w: Divergence) -> list:
@@ -654,6 +658,12 @@ class Campaign:
         entry.case = found_case(self.spec, entry.witness, self.preset, self.options,
                                 self.adapter_name, self.seed_value)
         entry.case_path = write_case(entry.case, self.spec, out_dir)
+
+
+def _reads(spec, rule_id: str | None, options: dict) -> bool:
+    """Whether the rule reads one of the options (a rule the counterfactual found them by)."""
+    rule = spec.rules_by_id.get(rule_id) if rule_id else None
+    return rule is not None and bool(set(options) & set(rule_options(spec, rule)))
 
 
 def _keep(old: Divergence, new: Divergence, force: bool = False) -> Divergence:

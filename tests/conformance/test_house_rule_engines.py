@@ -13,8 +13,8 @@ from conformance_support import jobs_of, run_cases
 
 from durak_spec.conformance import lockstep
 from durak_spec.conformance.examples import house_rules
-from durak_spec.conformance.fuzz import campaign_key, fuzz, open_database
-from durak_spec.conformance.lockstep import Lockstep
+from durak_spec.conformance.fuzz import Campaign, Entry, campaign_key, fuzz, open_database
+from durak_spec.conformance.lockstep import Divergence, Lockstep
 from durak_spec.conformance.problems import Evidence, find_problems
 from durak_spec.conformance.runner import Selection, house_rule_options
 from durak_spec.conformance.transport import make_adapter
@@ -183,3 +183,31 @@ def test_check_names_the_rule_of_a_legal_set_difference_of_an_engine_with_an_act
     results = run_cases(spec, MODULE + "BrokenMinidurakNoPassSiegeEngine", jobs)
     failures = [r for r in results if r.status == "fail"]
     assert failures and {r.rule for r in failures} == {"throw_in.rank"}, [(r.case, r.rule) for r in failures]
+
+
+def test_fuzz_names_the_rule_that_reads_the_option_a_witness_is_explained_by(spec):
+    """The minidurak pass-withdrawn twin keeps 2's pass after 1's card: one step alone reads as
+    well as a limit one card short (the third card refused with three in the defender's hand),
+    which fuzz's sampled attribution named (81 of 300 occurrences, limits.hand_at_start); the
+    diagnosis of the witness finds pass_withdrawn_by = beat_or_take, and the rule that reads it
+    decides, as check names it."""
+    adapter = make_adapter(MODULE + "BrokenMinidurakPassWithdrawnEngine", spec=spec)
+    hello = adapter.open()
+    try:
+        options = house_rule_options(spec, hello, "podkidnoy", 3, {})
+        camp = Campaign(spec, adapter, hello, preset="podkidnoy", options=options, players=[3],
+                        seed_value=1, adapter_name="twin", known={}, db=None, db_key=b"")
+        setup = {"hands": [["TC", "6D", "7D", "JD", "QH", "AH"], ["8S", "JS", "QS", "AS", "6C", "KD"],
+                           ["7C", "9C", "JC", "TD", "QD", "JH"]],
+                 "talon": ["AD", "KC", "QC", "7S", "7H", "6S", "8C", "TH", "KH", "KS", "TS", "9D",
+                           "AC", "9H", "9S", "8D", "8H", "6H"], "trump": "6H", "dealer": 2}
+        steps = [{"do": t, "expect": "accept"}
+                 for t in ("2 attack TD", "0 cover TD with QH", "2 pass", "1 throw QS")]
+        have = ["0 cover QS with AH", "0 take"]
+        entry = Entry(Divergence("legal-missing", "limits.hand_at_start", "pass", "2 pass",
+                                 have + ["2 pass", "2 throw QD"], have, "", setup, steps, 3))
+        camp.diagnose(entry, 30.0)
+    finally:
+        adapter.close()
+    assert entry.witness.rule == "throw_in.not_passed"
+    assert entry.as_if[0] == {"pass_withdrawn_by": "beat_or_take"}
