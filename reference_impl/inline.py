@@ -69,20 +69,26 @@ def _decisions_asked(fn) -> frozenset:
 
 
 @lru_cache(maxsize=4096)
-def inline_source(fn, keywords: tuple, prefix: str, action: str, asked: tuple) -> tuple[str, ...]:
-    """inline_lines, unindented, shared by every spec loaded in this process: `keywords` and
-    `asked` (the decisions of `decisions_asked(fn)` with their clauses' source) as sorted pairs."""
-    return _kept(fn, "lines", (keywords, prefix, action, asked),
-                 lambda: tuple(inline_lines(fn, dict(keywords), prefix, action, dict(asked))))
+def inline_source(fn, keywords: tuple, prefix: str, action: str, asked: tuple,
+                  program: tuple = ()) -> tuple[str, ...]:
+    """inline_lines, unindented, shared by every spec loaded in this process: `keywords`,
+    `asked` (the decisions of `decisions_asked(fn)` with their clauses' source) and `program`
+    as sorted pairs."""
+    return _kept(fn, "lines", (keywords, prefix, action, asked, program),
+                 lambda: tuple(inline_lines(fn, dict(keywords), prefix, action, dict(asked),
+                                            program=dict(program))))
 
 
 def inline_lines(fn, keywords: dict, prefix: str, action: str, decisions: dict[str, str],
-                 indent: int = 0) -> list[str]:
+                 indent: int = 0, program: dict | None = None) -> list[str]:
     """The body of primitive `fn` as source lines indented by `indent`, ready to stand in place of
     `fn(g, s, <action>, **keywords)`; `decisions` maps a decision's name to its clause's source
-    over `s` and `seat` (those of `decisions_asked(fn)` are read). Raises NotInlinable."""
+    over `s` and `seat` (those of `decisions_asked(fn)` are read); `program` maps an attribute
+    of the ruleset the body reads (`g.ruleset.NAME`) to the name the generated program gives
+    it. Raises NotInlinable."""
     func, bound = _body(fn)
-    rewrite = _Rewrite(fn, keywords, prefix, bound - set(PARAMS), action, decisions)
+    rewrite = _Rewrite(fn, keywords, prefix, bound - set(PARAMS), action, decisions,
+                       program=program)
     body = rewrite.body(func)
     if not body:
         body = [ast.Pass()]
@@ -158,9 +164,11 @@ def _copy(node):
 
 
 class _Rewrite(ast.NodeTransformer):
-    def __init__(self, fn, keywords, prefix, bound, action, decisions, depth=0, names=None):
+    def __init__(self, fn, keywords, prefix, bound, action, decisions, depth=0, names=None,
+                 program=None):
         self.fn, self.keywords, self.prefix, self.bound = fn, keywords, prefix, bound
         self.names = names or {}  # parameters that are the caller's names
+        self.program = program or {}  # g.ruleset.NAME -> the generated program's own name
         self.action = ast.parse(action, mode="eval").body
         self.decisions, self.depth, self.calls = decisions, depth, 0
 
@@ -209,7 +217,8 @@ class _Rewrite(ast.NodeTransformer):
                 names[p] = arg.id
             else:
                 binds.append(ast.Assign([ast.Name(prefix + p, ast.Store())], arg))
-        inner = _Rewrite(helper, {}, prefix, bound, "None", self.decisions, self.depth + 1, names)
+        inner = _Rewrite(helper, {}, prefix, bound, "None", self.decisions, self.depth + 1, names,
+                         self.program)
         return binds + inner.body(func)
 
     def visit_arg(self, node):
@@ -232,6 +241,10 @@ class _Rewrite(ast.NodeTransformer):
     def visit_Attribute(self, node):
         if _decision_table(node):
             raise NotInlinable("the decisions' table is used otherwise than by a call")
+        if (node.attr in self.program and isinstance(node.value, ast.Attribute)
+                and node.value.attr == "ruleset" and isinstance(node.value.value, ast.Name)
+                and node.value.value.id == "g"):
+            return ast.Name(self.program[node.attr], node.ctx)
         return self.generic_visit(node)
 
     def visit_Compare(self, node):

@@ -70,6 +70,8 @@ MAX_SHARED = 20000  # compiled pieces a spec keeps for its rulesets to share
 CONTAINER = re.compile(r"\bs\.(\w+)\[")
 HOISTED = re.compile(r"\b_c_\w+\b")
 SET_BY_SETTLE = {"can_throw"}
+# What a primitive asks of the ruleset (g.ruleset.NAME) that the generated program defines itself
+PROGRAM = (("draw_order_fn", "draw_order"),)
 TARGET_READ = re.compile(r"\btarget((?:\.\w+)+)")  # an attribute of the target card: target.real.suit
 
 
@@ -536,7 +538,12 @@ class Ruleset:
         lines += _indented(_prelude(shared) + throw[0], 4)
         lines += ["        if throws:", "            can = [False] * s.n", "            for a in throws:",
                   "                can[a[1]] = True", "            s.can_throw = can"]
-        lines += _indented(pass_throws[0], 8) + self._order_lines(ns)
+        order = self._order_lines(ns)
+        if order:  # where the passes begin (see _order_lines)
+            lines.append("            _k = len(throws)")
+        # s.can_throw is `can` from here on
+        lines += _indented([ln.replace("s.can_throw[", "can[") for ln in pass_throws[0]], 8)
+        lines += order
         lines += ["            # throws precede passes, and the order rules keep their order",
                   "            s.any_throw = throws[0][0] == 'throw'",
                   "        else:", "            if True in s.can_throw:  # else it stays as it is",
@@ -690,7 +697,7 @@ class Ruleset:
         def make():
             if own:
                 try:
-                    return (list(inline_source(fn, key[3], prefix, action, asked)),
+                    return (list(inline_source(fn, key[3], prefix, action, asked, PROGRAM)),
                             module_helpers(fn))
                 except NotInlinable:
                     pass
@@ -715,18 +722,26 @@ class Ruleset:
         lines = []
         for i, (kinds, key) in enumerate(groups.values()):
             ns[f"_K{i}"], ns[f"_O{i}"] = frozenset(kinds), key
-            lines += ["            one = -1  # the seat of the first action governed, until another seat's",
-                      "            for a in throws:",
-                      f"                if a[0] in _K{i}:",
-                      "                    if one < 0:",
-                      "                        one = a[1]",
-                      "                    elif a[1] != one:",
-                      f"                        seats = {{b[1] for b in throws if b[0] in _K{i}}}",
-                      f"                        keys = {{seat: _O{i}(s, seat, None, None) for seat in seats}}",
-                      "                        low = min(keys.values())",
-                      f"                        throws = [b for b in throws if b[0] not in _K{i} or keys[b[1]] == low]",
-                      "                        break"]
-        return lines
+            lines += ["                one = -1  # the seat of the first action governed, until another seat's",
+                      "                for a in throws:",
+                      f"                    if a[0] in _K{i}:",
+                      "                        if one < 0:",
+                      "                            one = a[1]",
+                      "                        elif a[1] != one:",
+                      f"                            seats = {{b[1] for b in throws if b[0] in _K{i}}}",
+                      f"                            keys = {{seat: _O{i}(s, seat, None, None) for seat in seats}}",
+                      "                            low = min(keys.values())",
+                      f"                            throws = [b for b in throws if b[0] not in _K{i} or keys[b[1]] == low]",
+                      "                            break"]
+        if not lines:
+            return lines
+        # Only the actions of two seats or more need ordering. Those listed are the throw-ins, by
+        # the seats `can` marks, then the passes, in seat order (_block_lines visits the seats in
+        # order): passes of one seat only begin and end with that seat.
+        return ["            _one = throws[0][1]",
+                "            if can.count(True) > 1 or throws[-1][1] != _one or len(throws) > _k "
+                "and throws[_k][1] != _one:"
+                ] + lines
 
     @staticmethod
     def _fixed_seat(compiler: Compiler, node) -> str | None:
