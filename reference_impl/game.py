@@ -7,9 +7,12 @@ ends are all read from the compiled ruleset (spec/); this module only sequences 
 
 from __future__ import annotations
 
+import operator
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial, wraps
+from itertools import chain, filterfalse
 
 from .cards import Card, Deck
 from .errors import IllegalAction, NotationError, SetupError, clip_values, suggest
@@ -21,6 +24,7 @@ from .vocab import ACTION_KINDS
 
 POSITION_FIELDS = ("table", "defender", "taking", "passed", "out", "bout", "beaten_bouts", "discard")
 MATCH_FIELDS = ("deal", "previous_fool", "previous_winner")
+_REAL = operator.attrgetter("real")  # the physical card (Card.real)
 SETUP_FIELDS = ("hands", "talon", "trump", "hidden", "dealer", "attacker", "seed") + POSITION_FIELDS \
     + MATCH_FIELDS
 
@@ -177,18 +181,13 @@ class Setup:
         lo, hi = limits
         if not lo <= self.players <= hi:
             raise SetupError(f"{self.players} players; this deck is for {lo} to {hi}", "hands")
-        seen: dict[Card, int] = {}  # how many times each card lies in a zone
+        zones = self._zones()
         copies, hand_zones = deck.copies, len(self.hands)  # zones up to the talon's
-        for z, cards in enumerate(self._zones()):
-            for c in cards:
-                real = c.real
-                if real is not c and z <= hand_zones:
-                    raise SetupError(f"card {c} is played as another suit, which a card is only "
-                                     "on the table", self._zone_names()[z])
-                times = seen.get(real, 0)
-                if times == copies:
-                    self._too_many(c, copies)
-                seen[real] = times + 1
+        own = list(chain.from_iterable(zones[:hand_zones + 1]))  # hands and talon
+        held = list(map(_REAL, chain.from_iterable(zones)))  # every physical card in a zone
+        if list(map(_REAL, own)) != own or (len(set(held)) != len(held) if copies == 1 else
+                                            max(Counter(held).values(), default=0) > copies):
+            self._check_cards(zones, copies)  # raises, naming the card and its zone
         talon = self.talon
         if self.hidden is not None:  # rule deck.changeable_trump
             if not talon or talon[-1] is not self.hidden:
@@ -206,7 +205,7 @@ class Setup:
         if turn_up_place == "top" and self.trump in self.talon[1:] and self.talon[0] is not self.trump:
             raise SetupError(f"the trump card {self.trump} lies on top of the talon (first) or has "
                              f"been drawn; the top card is {self.talon[0]}", "trump")
-        held = sum(seen.values())
+        held = len(held)
         if self.discard is not None and held + self.discard != len(deck):
             raise SetupError(f"{held} cards in hands, talon and table and {self.discard} in the "
                              f"discard make {held + self.discard}; the deck has {len(deck)}",
@@ -235,6 +234,21 @@ class Setup:
                              "table")
         if self.defender is not None and self.defender == self.attacker:
             raise SetupError("the attacker and the defender are the same seat", "defender")
+
+    def _check_cards(self, zones: list[list[Card]], copies: int) -> None:
+        """Raise for a card played as another suit in a hand or the talon, or held more times than
+        the deck has it (validate's quick test found one)."""
+        seen: dict[Card, int] = {}  # how many times each card lies in a zone
+        for z, cards in enumerate(zones):
+            for c in cards:
+                real = c.real
+                if real is not c and z <= len(self.hands):
+                    raise SetupError(f"card {c} is played as another suit, which a card is only "
+                                     "on the table", self._zone_names()[z])
+                times = seen.get(real, 0)
+                if times == copies:
+                    self._too_many(c, copies)
+                seen[real] = times + 1
 
     def _zones(self) -> list[list[Card]]:
         """The cards of each zone: hands by seat, the talon, then the table's pairs."""
@@ -442,9 +456,9 @@ class Game:
     def _out_of_play(self, setup: Setup) -> list[Card]:
         """The cards of the deck in no zone of the setup (each copy once): the discard."""
         pack = self.ruleset.deck.pack
-        held = [c.real for cards in setup._zones() for c in cards]
+        held = list(map(_REAL, chain.from_iterable(setup._zones())))
         used = set(held)
-        left = [c for c in pack if c not in used]
+        left = list(filterfalse(used.__contains__, pack))
         if len(used) != len(held) or len(left) + len(held) != len(pack):  # copies of a card
             left = list(pack)
             for c in held:
