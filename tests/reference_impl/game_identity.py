@@ -13,14 +13,15 @@ actions and the action chosen, the state at the end of every bout and of the gam
 Both were recorded by the interpreter of commit 7239c17 (main before the generated program wrote
 primitives out; 3ca4f9e played the same games); the rulings of 8ef2e92 then changed the games of
 marmot_tournament, summary, perevodnoy_passport and the team presets, whose test digests were
-re-recorded with every primitive called (not written out) and whose long-run digests are left out
-until re-recorded (the run says so). Each preset's rules key: a digest of its
-active rules' clause texts, the option values they read, the flow and the definitions, so that a
+re-recorded with every primitive called (not written out), and their long-run digests on 4a3abf6
+(whose games at seeds 0-3 are those test digests) with --write --preset. Each preset's rules key: a
+digest of its active rules' clause texts, the option values they read, the flow and the definitions, so that a
 difference can say whether the rules changed since (then re-record on a commit whose games you
 trust) or the interpreter did.
 
     python tests/reference_impl/game_identity.py               # the opt-in run (many minutes)
     python tests/reference_impl/game_identity.py --write       # record it (on a trusted commit)
+    python tests/reference_impl/game_identity.py --write --preset P   # record P's, keep the rest
     python tests/reference_impl/game_identity.py --write-ci    # record the test's digests
 """
 
@@ -127,6 +128,29 @@ def _writer(path: Path):
     return lambda partial: path.write_text(json.dumps(partial, indent=1, sort_keys=True) + "\n")
 
 
+def _write_presets(presets: list[str], jobs: int) -> int:
+    """Record the long run's digests of `presets` at every player count into the recorded file,
+    over its seed ranges, keeping the other presets' digests; the file is complete once every
+    preset and player count of the spec is in it."""
+    spec = load_spec()
+    unknown = sorted(set(presets) - set(spec.presets))
+    if unknown:
+        print(f"unknown preset(s) {', '.join(unknown)}")
+        return 2
+    have = json.loads(LONG.read_text())
+    ranges = [tuple(r) for r in have["ranges"]]
+    only = {(p, str(n)) for p in presets for n in player_counts(spec.ruleset(p))}
+    new = record(ranges, False, jobs, only)
+    for p in presets:
+        have["games"][p] = new["games"][p]
+        have["rules"][p] = new["rules"][p]
+    have["complete"] = all(sorted(have["games"].get(p, {})) == sorted(str(n) for n in player_counts(
+        spec.ruleset(p))) for p in spec.presets)
+    _writer(LONG)(have)
+    print(f"recorded {', '.join(presets)} in {LONG}{'' if have['complete'] else ' (still incomplete)'}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true",
@@ -136,6 +160,8 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--preset", action="append", help="check only these presets (repeatable)")
     args = parser.parse_args(argv)
+    if args.write and args.preset:  # these presets' long-run digests, the others kept
+        return _write_presets(args.preset, args.jobs)
     if args.write_ci or args.write:
         path = HASHES if args.write_ci else LONG
         ranges = [(0, CI_SEEDS)] if args.write_ci else blocks(args.seeds)

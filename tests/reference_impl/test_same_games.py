@@ -1,14 +1,14 @@
 """A faster interpreter plays the very same games (issue 26): every preset at 2 to 6 players
 against digests recorded by the interpreter before the flat generated program (game_identity.py;
-the opt-in run covers 1,000 seeds each), and the program that writes primitives out against the
-one that calls them."""
+the opt-in run covers 1,000 seeds each, a block of it sampled here), and the program that writes
+primitives out against the one that calls them."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from game_identity import CI_SEEDS, HASHES, block_digest, player_counts, rules_key
+from game_identity import CI_SEEDS, HASHES, LONG, SEEDS, block_digest, player_counts, rules_key
 
 from durak_spec.reference_impl import inline, primitives
 from durak_spec.reference_impl.spec import shipped_spec
@@ -30,6 +30,22 @@ def test_every_preset_plays_the_games_recorded_before_the_flat_program(spec, pre
             f"{preset}, {n} players: the games of seeds 0-{CI_SEEDS - 1} differ from those recorded"
             + (" (the preset's rules changed since: if that change is meant, re-record with "
                "game_identity.py --write)" if changed else " (its rules did not change)"))
+
+
+@pytest.mark.parametrize(("preset", "players"), [("podkidnoy", 2), ("perevodnoy", 4)])
+def test_the_long_run_has_every_preset_and_plays_its_first_block_alike(spec, preset, players):
+    """The opt-in run (game_identity.py) holds digests of seeds 0 to 999 of every preset at
+    every player count, and a block of it is played here as a sample."""
+    long = json.loads(LONG.read_text())
+    assert long["complete"] and long["ranges"][0][0] == 0 and long["ranges"][-1][1] >= SEEDS
+    for name in spec.presets:
+        counts = sorted(str(n) for n in player_counts(spec.ruleset(name)))
+        assert sorted(long["games"].get(name, {})) == counts, f"{name}: not recorded at every count"
+        assert {len(h) for h in long["games"][name].values()} == {len(long["ranges"])}, name
+    start, stop = long["ranges"][0]
+    have = block_digest(spec.ruleset(preset), players, start, stop, full=False)
+    assert have == long["games"][preset][str(players)][0], (
+        f"{preset}, {players} players: the games of seeds {start}-{stop - 1} differ from the long run's")
 
 
 def test_a_changed_rule_plays_other_games_and_says_its_rules_changed(spec, spec_copy):
