@@ -11,12 +11,21 @@ lines are written by orjson (extra "fast") or json. Each figure is the best of -
 loading the spec and starting the engine are not counted.
 Targets: at least 500 two-player games/s in process and 250 through the subprocess.
 Run: python bench/fuzz_speed.py [--games 400] [--repeats 3]
+
+With --baseline REV (a git revision of this repository) it instead times the in-process campaign
+on this checkout and on REV, each in a process of its own (the trees as bench/playouts.py
+--baseline builds them), alternating round by round, and prints the ratio of their CPU games/s
+(issue 26's target: at least 2x, against 3ca4f9e). Run: python bench/fuzz_speed.py --baseline
+3ca4f9e
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -65,11 +74,57 @@ def reference_alone(spec, games: int, seed_value: int) -> tuple[int, int, float]
     return games, steps, time.perf_counter() - t0
 
 
+def worker(games: int, seed_value: int) -> None:
+    """One in-process campaign on the durak_spec this process imports: a JSON line [games, steps,
+    CPU seconds]."""
+    spec = load_spec()
+    one_round(spec, "reference", None, 10, seed_value + 1000)  # compiled, warm
+    cpu = time.process_time()
+    games, steps, _ = one_round(spec, "reference", None, games, seed_value)
+    print(json.dumps([games, steps, time.process_time() - cpu]))
+
+
+def against_baseline(rev: str, games: int, repeats: int) -> int:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from playouts import PACKAGE_FOLDERS, ROOT, _tree
+
+    with tempfile.TemporaryDirectory() as tmp:
+        here = Path(tmp) / "here" / "durak_spec"
+        here.mkdir(parents=True)
+        for folder in PACKAGE_FOLDERS:
+            (here / folder).symlink_to(ROOT / folder)
+        paths = {"baseline": _tree(rev, Path(tmp) / "baseline"), "this checkout": here.parent}
+        best: dict = {}
+        for r in range(repeats):
+            for name, path in paths.items():
+                run = subprocess.run([sys.executable, __file__, "--worker", "--games", str(games),
+                                      "--seed", str(r)], capture_output=True, text=True, cwd=tmp,
+                                     env={**os.environ, "PYTHONPATH": str(path)})
+                if run.returncode:
+                    raise SystemExit(f"{name} failed:\n{run.stderr[-2000:]}")
+                played, steps, cpu = json.loads(run.stdout.splitlines()[-1])
+                print(f"round {r + 1} {name:14s}: {played} games, {steps} steps in {cpu:.2f} s CPU",
+                      flush=True)
+                best[name] = max(best.get(name, 0), played / cpu)
+    ratio = best["this checkout"] / best["baseline"]
+    print(f"in process, two-player podkidnoy, CPU games/s: {rev} {best['baseline']:.0f}, this "
+          f"checkout {best['this checkout']:.0f}: {ratio:.2f}x (target, issue 26: >= 2x)")
+    return 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--baseline", metavar="REV",
+                        help="time the in-process campaign against git revision REV")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        return worker(args.games, args.seed)
+    if args.baseline:
+        raise SystemExit(against_baseline(args.baseline, args.games, args.repeats))
     spec = load_spec()
     best: dict[str, tuple[float, float]] = {}
     for r in range(args.repeats):

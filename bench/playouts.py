@@ -8,12 +8,23 @@ deal (VARIANTS) with 2 players. Invariant checks are off here (they are a test, 
 figure is the best of --repeats runs, in wall-clock time and, steadier on a shared machine, in
 the process's CPU time (time.process_time), each taken around the whole run of either engine.
 Run: pip install '.[bench]' && python bench/playouts.py
+
+With --baseline REV (a git revision of this repository) it instead times every preset at 2, 4 and
+6 players on this checkout and on REV (taken out with git archive into a temporary folder), each
+in a process of its own, the two alternating round by round, and prints the ratio of their CPU
+games/s per preset and player count (issue 26's target: at least 2.5x on every one, against the
+interpreter of 3ca4f9e). Run: python bench/playouts.py --baseline 3ca4f9e --games 250
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -55,11 +66,98 @@ def best_runs(repeats: int, runs: dict) -> dict:
     return best
 
 
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_FOLDERS = ("spec", "reference_impl", "conformance", "tools")  # durak_spec's (setup.py)
+BASELINE_PLAYERS = (2, 4, 6)
+
+
+def worker(games: int) -> int:
+    """Time every preset of the durak_spec this process imports, at BASELINE_PLAYERS (those its
+    deck seats), `games` games each: one JSON line {preset: {players: [CPU seconds, steps]}}."""
+    spec = load_spec()
+    out: dict = {}
+    for preset in spec.presets:
+        rs = spec.ruleset(preset)
+        lo, hi = rs.player_limits
+        for n in BASELINE_PLAYERS:
+            if lo <= n <= hi:
+                simulate(rs, n, 2, 10**6, check=False)  # compiled, warm
+                cpu = time.process_time()
+                report = simulate(rs, n, games, 1, check=False)
+                out.setdefault(preset, {})[str(n)] = [time.process_time() - cpu, report.steps]
+    print(json.dumps(out))
+    return 0
+
+
+def _tree(rev: str, where: Path) -> Path:
+    """A folder to put on PYTHONPATH that imports durak_spec as revision `rev` has it."""
+    src, top = where / "src", where / "py" / "durak_spec"
+    src.mkdir(parents=True)
+    top.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(src)], input=archive.stdout, check=True)
+    for folder in PACKAGE_FOLDERS:
+        (top / folder).symlink_to(src / folder)
+    return where / "py"
+
+
+def against_baseline(rev: str, games: int, repeats: int) -> int:
+    """Every preset at 2, 4 and 6 players, this checkout against `rev`, alternating processes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {"baseline": _tree(rev, Path(tmp) / "baseline"), "this checkout": None}
+        if not (ROOT / "reference_impl").is_dir():
+            raise SystemExit("run --baseline from a checkout of durak-spec")
+        (Path(tmp) / "here" / "durak_spec").mkdir(parents=True)
+        for folder in PACKAGE_FOLDERS:
+            (Path(tmp) / "here" / "durak_spec" / folder).symlink_to(ROOT / folder)
+        paths["this checkout"] = Path(tmp) / "here"
+        best: dict = {}
+        played: dict = {}  # the steps of each run's games
+        for r in range(repeats):
+            for name, path in paths.items():
+                env = {**os.environ, "PYTHONPATH": str(path)}
+                run = subprocess.run([sys.executable, __file__, "--worker", "--games", str(games)],
+                                     capture_output=True, text=True, env=env, cwd=tmp)
+                if run.returncode:
+                    raise SystemExit(f"{name} failed:\n{run.stderr[-2000:]}")
+                for preset, by_n in json.loads(run.stdout.splitlines()[-1]).items():
+                    for n, (cpu, steps) in by_n.items():
+                        old = best.setdefault(name, {}).get((preset, n))
+                        best[name][(preset, n)] = cpu if old is None else min(old, cpu)
+                        played.setdefault(name, {})[(preset, n)] = steps
+                print(f"round {r + 1}: {name} done", flush=True)
+    ours, base = best["this checkout"], best["baseline"]
+    print(f"\n{'preset':30} {'players':>7} {'baseline CPU games/s':>21} {'now':>8} {'ratio':>7}")
+    ratios = []
+    for key in sorted(ours):
+        if key not in base:
+            print(f"{key[0]:30} {key[1]:>7} {'(not in ' + rev + ')':>21} {games / ours[key]:8.0f}")
+            continue
+        ratios.append(base[key] / ours[key])
+        other = played["baseline"][key] != played["this checkout"][key]
+        print(f"{key[0]:30} {key[1]:>7} {games / base[key]:21.0f} {games / ours[key]:8.0f} "
+              f"{ratios[-1]:6.2f}x{'  (other games: its rules changed since)' if other else ''}")
+    if not ratios:
+        print(f"TESTED NOTHING: no preset of this checkout is in {rev}")
+        return 3
+    print(f"against {rev}, {len(ratios)} presets and player counts, CPU games/s: lowest "
+          f"{min(ratios):.2f}x, median {statistics.median(ratios):.2f}x, highest {max(ratios):.2f}x "
+          f"(target, issue 26: >= 2.5x on every one)")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--baseline", metavar="REV",
+                        help="time every preset at 2, 4 and 6 players against git revision REV")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.worker:
+        return worker(args.games)
+    if args.baseline:
+        return against_baseline(args.baseline, args.games, args.repeats)
     ours = "reference podkidnoy, 2 players"
     peer = "durakgame 1.0.4 podkidnoy, 2 players"
     paired = {ours: reference(2, args.games, 1)}
