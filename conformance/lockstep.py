@@ -240,7 +240,8 @@ class Lockstep:
         self.state_level, self.legal_level = "state" in levels, "legal" in levels
         self.positions = hello.get("positions") is True
         self.model = ActionModel.from_hello(hello)  # only actions its move model can express
-        self._sendable = Game.legal_actions if self.model.canonical else self.model.sendable
+        self._canonical = self.model.canonical  # asked at every step (_note)
+        self._sendable = Game.legal_actions if self._canonical else self.model.sendable
         # a card played as a named suit (6D=H) is sent only where the variant has the Weli, and
         # never to an engine of protocol 1, which reads version 1's notation only
         self.named_suits = bool(self.ruleset.played_forms) and reads_named_suits(hello)
@@ -728,7 +729,7 @@ class Lockstep:
     def _note(self, seg: _Segment, obs: Observation) -> None:
         """Keep one step the engine agreed on (its verdict, and its legal set when it was the
         reference's), in the segment's list."""
-        if not self.model.canonical:
+        if not self._canonical:
             return
         if self._observing is not seg:
             self._observing, self._current = seg, None
@@ -868,13 +869,13 @@ class Lockstep:
                     if not fixed:
                         self._note(seg, Observation(p.text, True))
                     return ("cut", j + 1, set()) if self.positions else ("abandon", j, set())
+            agreed = legal and _same(e.get("legal"), p.legal)
             if not fixed:
-                agreed = legal and _same(e.get("legal"), p.legal)
                 self._note(seg, Observation(p.text, True, legal=list(e["legal"]) if agreed else None))
             if legal:
                 have = e.get("legal")
                 agree = None
-                if not _same(have, p.legal):
+                if not agreed:
                     g = self._game_at(checkpoints, plan, j + 1, cursor)
                     have_set = self._check_legal(g, p.legal, have, seg, steps)
                     if have_set is None:

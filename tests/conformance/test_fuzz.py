@@ -426,8 +426,8 @@ def test_the_evidence_for_advice_is_spread_over_the_whole_campaign():
     from types import SimpleNamespace
 
     from durak_spec.conformance.lockstep import EVIDENCE_SEGMENTS, Lockstep
-    lock = SimpleNamespace(model=SimpleNamespace(canonical=True), observed=[], _observing=None,
-                           _current=None, _segments=0, _stride=1)
+    lock = SimpleNamespace(model=SimpleNamespace(canonical=True), _canonical=True, observed=[],
+                           _observing=None, _current=None, _segments=0, _stride=1)
     total = 5 * EVIDENCE_SEGMENTS
     for i in range(total):
         seg = SimpleNamespace(setup=i)
