@@ -5,6 +5,7 @@ primitives out against the one that calls them."""
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
@@ -96,3 +97,30 @@ def test_without_the_primitives_source_the_step_calls_them(spec_copy, monkeypatc
         for fn in cached:
             fn.cache_clear()
     assert have == RECORDED["games"]["podkidnoy"]["2"][0]
+
+
+ORDER_GUARD = ("if can.count(True) > 1 or throws[-1][1] != _one or len(throws) > _k and "
+               "throws[_k][1] != _one:")
+
+
+def _with_guard(ruleset, guard: str):
+    """A copy of `ruleset` whose generated step asks `guard` before ordering the throw-ins."""
+    twin = copy.copy(ruleset)
+    twin._ns = dict(ruleset._ns)
+    assert ORDER_GUARD in ruleset.step_source
+    exec(compile(ruleset.step_source.replace(ORDER_GUARD, guard), "<step>", "exec"), twin._ns)
+    twin._step_fn = twin._ns["step"]
+    return twin
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_the_order_rules_are_skipped_only_where_one_seat_has_actions(spec, players):
+    """The generated settle orders the throw-ins and passes only where two seats or more have
+    one listed (ruleset._order_lines). With done_by main_attacker the main attacker passes for
+    everyone while others throw in, so a guard that counted only the seats that may throw would
+    skip orderings that matter: it plays other games, the generated one those of ordering always."""
+    ruleset = spec.ruleset("podkidnoy", {"done_by": "main_attacker"})
+    ruleset.step_fn
+    always = block_digest(_with_guard(ruleset, "if True:"), players, 0, 20)
+    assert block_digest(ruleset, players, 0, 20) == always
+    assert block_digest(_with_guard(ruleset, "if can.count(True) > 1:"), players, 0, 20) != always
