@@ -50,7 +50,12 @@ from durak_spec.conformance.lockstep import (
     position_of,
     text_of,
 )
-from durak_spec.conformance.problems import MAX_CANDIDATES, Evidence, advice_message
+from durak_spec.conformance.problems import (
+    MAX_CANDIDATES,
+    Evidence,
+    advice_message,
+    confirmed_advice,
+)
 from durak_spec.conformance.record import record_case
 from durak_spec.conformance.runner import Result, Session
 from durak_spec.conformance.transport import Adapter, AdapterError
@@ -876,7 +881,7 @@ def confirm_advice(camp, entries: list) -> None:
         if not e.as_if:
             continue
         others = [o for o in entries if o is not e]
-        e.advice = next((c for c in e.as_if[:MAX_CANDIDATES] if evidence.confirms(c, others)), None)
+        e.advice = confirmed_advice(e.as_if[:MAX_CANDIDATES], evidence, others)
         e.witness.diagnosis = advice_message(e.advice, e.witness.rule or None)
 
 

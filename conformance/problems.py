@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from durak_spec.reference_impl.diagnose import Observation, reproduces, variant_ruleset
+from durak_spec.reference_impl.diagnose import Observation, leave_out, reproduces, variant_ruleset
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.model import value_text
 
@@ -52,7 +52,7 @@ class Evidence:
             return self._verdicts[key]
         ok = bool(self.games)
         for ruleset, setup, observations, marks in sorted(self.games, key=lambda g: not g[3]):
-            observations = _without(observations, [i for i, r in marks if id(r) in skip])
+            observations = leave_out(observations, [i for i, r in marks if id(r) in skip])
             try:
                 rs = variant_ruleset(ruleset.spec, ruleset.preset, {**ruleset.options, **change})
             except DurakError:
@@ -63,20 +63,6 @@ class Evidence:
                 break
         self._verdicts[key] = ok
         return ok
-
-
-def _without(observations: list, indexes: list) -> list:
-    """The observations with those at `indexes` left out: the last one dropped, an earlier one
-    kept as its action and verdict alone."""
-    if not indexes:
-        return observations
-    out = list(observations)
-    for i in sorted(indexes, reverse=True):
-        if i == len(out) - 1:
-            out.pop()
-        elif 0 <= i < len(out):
-            out[i] = Observation(out[i].action, out[i].accepted)
-    return out
 
 
 class _Difference:
@@ -269,10 +255,23 @@ def _confirmed_advice(runs, evidence: Evidence, others: list) -> dict | None:
                 key = tuple(sorted(change.items(), key=lambda kv: kv[0]))
                 counts[key] = counts.get(key, 0) + 1
     ranked = sorted(counts, key=lambda k: (-counts[k], len(k)))[:MAX_CANDIDATES]
-    for key in ranked:
-        if evidence.confirms(dict(key), others):
-            return dict(key)
-    return None
+    return confirmed_advice([dict(k) for k in ranked], evidence, others)
+
+
+def confirmed_advice(candidates: list, evidence: Evidence, others=()) -> dict | None:
+    """The first of `candidates` (variants, {option: value}) that the whole run confirms, when
+    the run singles out the house rule: where a candidate that changes other options is
+    confirmed too, the run cannot tell which house rule the engine plays (a trump that beats no
+    plain card, seen only against a spade, is as much `spades_only_by_spades` as `trump = none`),
+    and a guess would hide the bug as often as name the house rule: no advice. Values of the same
+    option that the run does not tell apart (no Weli, or a Weli of a suit never played) name one
+    house rule; the first, the nearest, is advised."""
+    confirmed = [c for c in candidates if evidence.confirms(c, others)]
+    if not confirmed:
+        return None
+    if any(set(c) != set(confirmed[0]) for c in confirmed[1:]):
+        return None
+    return confirmed[0]
 
 
 def _settle(r, advice: dict | None, rule: str | None) -> None:

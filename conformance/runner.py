@@ -577,9 +577,9 @@ class Session:
                                            differences=differences)
             except Mismatch as m:
                 differences.append((m, len(observations) - 1))
-            if differences:
-                self._differences(res, run_rs, case, observations, differences)
-            self._observed(run_rs, case, observations, differences, res)
+            marks = self._differences(res, run_rs, case, observations, differences) \
+                if differences else []
+            self._observed(run_rs, case, observations, marks, res)
         except EngineSkipped as exc:
             res.status, res.message = "skip", f"the engine skipped it: {exc}"
             res.skip_reason = res.message
@@ -607,15 +607,18 @@ class Session:
         out.engine_options, out.rederived, out.seconds = res.engine_options, res.rederived, 0.0
         return out
 
-    def _differences(self, res: Result, ruleset, case: Case, observations: list, found: list) -> None:
+    def _differences(self, res: Result, ruleset, case: Case, observations: list, found: list) -> list:
         """The run fails at its first difference; each later one under another rule (or of
-        another kind) is diagnosed too and kept in `res.differences`."""
+        another kind) is diagnosed too and kept in `res.differences`. Returns each difference's
+        observation and the record that reports it (a repeat of one under the same rule, that
+        one's)."""
         m, at = found[0]
         res.status, res.step, res.action, res.check = "fail", m.step, m.action, m.check
         res.want, res.have, res.message = m.want, m.have, m.message
         last = len(observations) - 1
         self._diagnose(res, ruleset, case, observations[:at + 1], m, live=at == last)
-        seen = {(res.rule, _kind(m))}
+        seen = {(res.rule, _kind(m)): res}
+        marks = [(at, res)]  # each difference's observation, and the record reporting it
         for m, at in found[1:]:
             if len(res.differences) >= MAX_DIFFERENCES:
                 break
@@ -624,14 +627,18 @@ class Session:
             self._diagnose(probe, ruleset, case, observations[:at + 1], m, live=at == last,
                            search=False)
             if (probe.rule, _kind(m)) in seen:
+                marks.append((at, seen[(probe.rule, _kind(m))]))
                 continue
-            seen.add((probe.rule, _kind(m)))
             probe.message = m.message
-            self._diagnose(probe, ruleset, case, observations[:at + 1], m, live=False)
-            res.differences.append({"step": m.step, "action": m.action, "check": m.check,
-                                    "want": m.want, "have": m.have, "message": probe.message,
-                                    "rule": probe.rule, "diagnosis": probe.diagnosis,
-                                    "observation": at})
+            self._diagnose(probe, ruleset, case, observations[:at + 1], m, live=False,
+                           settled=[i for i, _ in marks])
+            record = {"step": m.step, "action": m.action, "check": m.check, "want": m.want,
+                      "have": m.have, "message": probe.message, "rule": probe.rule,
+                      "diagnosis": probe.diagnosis, "observation": at}
+            seen[(probe.rule, _kind(m))] = record
+            marks.append((at, record))
+            res.differences.append(record)
+        return marks
 
     # -- positions reached from a deal (conformance/fromdeal.py) -------------------------------
     def reached(self, case: Case, preset: str, ruleset, values: dict) -> fromdeal.Reached:
@@ -683,16 +690,13 @@ class Session:
         note = f" [played as the engine's action model: {model.describe()}{'; ' + left_out if left_out else ''}]"
         return replace(case, steps=steps, legal=moves.legal, description=case.description + note)
 
-    def _observed(self, ruleset, case: Case, observations: list, found: list, res: Result) -> None:
+    def _observed(self, ruleset, case: Case, observations: list, marks: list, res: Result) -> None:
         """Keep what the engine did in this run, the evidence any advice must agree with, and
         which observation each difference reported is at."""
         model = getattr(self, "model", None)
         if model is not None and not model.canonical:
             observations = self._atomic(ruleset, case, observations)
-            marks = [(len(observations) - 1, res)] if found else []
-        else:
-            marks = ([(found[0][1], res)] if found else []) + \
-                [(d["observation"], d) for d in res.differences]
+            marks = [(len(observations) - 1, res)] if marks else []
         self.evidence.add(ruleset, case.setup, observations, marks)
 
     def _atomic(self, ruleset, case: Case, observations: list) -> list:
@@ -702,7 +706,7 @@ class Session:
         return atomic_observations(observations, game, self.model)
 
     def _diagnose(self, res: Result, ruleset, case: Case, observations: list, m: Mismatch,
-                  live: bool = True, search: bool = True) -> None:
+                  live: bool = True, search: bool = True, settled=()) -> None:
         """Name the rule that decides the failure (computed by the reference), and whether an
         option value explains it. The engine is asked for its state and legal set at the failing
         step where its levels allow, so that the reference sees what the engine did."""
@@ -724,9 +728,10 @@ class Session:
         model = getattr(self, "model", None)
         if model is not None and not model.canonical:
             observations = self._atomic(ruleset, case, observations)
+            settled = ()  # indexes of the engine's moves, not of these actions
         try:
             found = diagnose(ruleset, case.setup, observations, budget=self.diagnose_budget,
-                             memo=self._diagnose_memo, search=search)
+                             memo=self._diagnose_memo, search=search, settled=settled)
         except (DurakError, RuntimeError, ValueError) as exc:
             res.message += f"; the reference could not attribute it: {exc}"
             return

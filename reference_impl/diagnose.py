@@ -1370,17 +1370,35 @@ def search_options(ruleset: Ruleset, setup, observations: list[Observation], che
 
 
 def diagnose(ruleset: Ruleset, setup, observations: list[Observation], *, search: bool = True,
-             budget: float = 30.0, memo: dict | None = None) -> Diagnosis:
+             budget: float = 30.0, memo: dict | None = None, settled=()) -> Diagnosis:
     """Attribute the difference at the last observation to one rule, and search the option space
     for a variant that explains it (see the module's docstring). Pass the same `memo` dict for
-    the failures of one engine (search_options)."""
+    the failures of one engine (search_options). `settled`: indexes of earlier observations that
+    show differences reported already (another bug of the engine, with its own diagnosis): the
+    search asks a variant to agree there with the engine's action and verdict alone, so an
+    earlier bug does not keep the option value that explains this difference from being found."""
     setup = _setup(ruleset, setup)
     found = attribute(ruleset, setup, observations)
     if search and found.check:
+        searched = leave_out(observations, [i for i in settled if i < len(observations) - 1])
         found.as_if, found.partly, found.searched = search_options(
-            ruleset, setup, observations, found.check, [found.rule, *found.also], budget, memo)
+            ruleset, setup, searched, found.check, [found.rule, *found.also], budget, memo)
         _follow_option(ruleset.spec, found)
     return found
+
+
+def leave_out(observations: list[Observation], indexes) -> list[Observation]:
+    """The observations with those at `indexes` left out: the last one dropped, an earlier one
+    kept as its action and verdict alone (what the engine did there still leads to what follows)."""
+    if not indexes:
+        return observations
+    out = list(observations)
+    for i in sorted(set(indexes), reverse=True):
+        if i == len(out) - 1:
+            out.pop()
+        elif 0 <= i < len(out):
+            out[i] = Observation(out[i].action, out[i].accepted)
+    return out
 
 
 def _follow_option(spec, found: Diagnosis) -> None:

@@ -259,3 +259,21 @@ def test_a_throw_change_that_would_forbid_an_earlier_pass_is_refuted_by_it(spec)
     found = attribute(rs, setup, played + [Observation("2 throw JS", True,
                                                        legal=["2 pass", "2 throw JD"])])
     assert (found.rule, found.check) == ("throw_in.not_passed", "legal")
+
+
+def test_an_earlier_bug_in_the_same_case_does_not_hide_the_option_value_of_a_later_difference(
+        spec, shipped_suite):
+    """An engine whose trumps beat no plain card and that caps a bout at five cards, on a game
+    under podkidnoy_no_cap: the refused trump cover comes first, the refused sixth card later in
+    the same case. The later difference's search leaves the earlier one (another problem) to its
+    action and verdict, so max_attack_cards = 5 explains it: the cap rule is named and advised,
+    not the hand bound, whose one-place change comes as close."""
+    names = "trump_beats_only_trump+cap_five"
+    evidence = Evidence()
+    results = run_cases(spec, f"python:durak_spec.conformance.examples.mutants:{names}",
+                        jobs_of(shipped_suite, Selection(cases=("golden/podkidnoy_no_cap/5p_seed1",))),
+                        evidence=evidence)
+    problems = find_problems(results, evidence)
+    assert sorted((p["rule"], p["advice"]) for p in problems) == \
+        [("defence.beat", None), ("limits.cap", {"max_attack_cards": 5})]
+
