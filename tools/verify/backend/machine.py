@@ -566,24 +566,22 @@ def defender_picks_up(m, s, a):
 def replenish(m, s, a):
     """Drawers in draw_key order (ties by seat) fill up from the talon while it lasts.
 
-    The order is a fresh permutation `order[k]` of the seats, constrained to be sorted by
-    (key, seat); that determines it, and keeps sums over seats linear for the solver."""
+    Filling up in order, the drawers before a seat take min(talon, what they need) together, so
+    a seat gets min(its need, what the talon holds beyond the needs of the drawers before it):
+    no permutation of the seats is needed, only which seat comes before which."""
     n, size, talon = m.n, m.hand_size(s), s.talon
     hand = s.f["hand"]
     drawer = [m.decide(s, "drawer", x) for x in range(n)]
     key = [m.decide(s, "draw_key", x) for x in range(n)]
     need = [ite(drawer[x], ite(zint(hand[x]) < size, size - zint(hand[x]), 0), 0) for x in range(n)]
-    tag = draw_tag()
-    order = [z3.Int(f"draw{tag}.order[{k}]") for k in range(n)]
-    m.side += [z3.And(o >= 0, o < n) for o in order] + [z3.Distinct(order)]
-    for k in range(n - 1):
-        a_key, b_key = pick(key, order[k]), pick(key, order[k + 1])
-        m.side.append(z3.Or(zint(a_key) < b_key, z3.And(zint(a_key) == b_key, order[k] < order[k + 1])))
-    rest, got = talon, [0] * n
-    for k in range(n):
-        t = simp(zmin(pick(need, order[k]), rest))
-        rest = simp(zint(rest) - t)
-        got = [simp(g + ite(order[k] == x, t, 0)) for x, g in enumerate(got)]
+    got = []
+    for x in range(n):
+        # y draws before x: a lower key, or the same key and a lower seat
+        ahead = seat_sum(ite(zint(key[y]) <= key[x] if y < x else zint(key[y]) < key[x], need[y], 0)
+                         for y in range(n) if y != x)
+        left = simp(zint(talon) - ahead)
+        got.append(simp(ite(zint(left) <= 0, 0, zmin(need[x], left))))
+    rest = simp(zint(talon) - seat_sum(got))
     after = [simp(zint(hand[x]) + got[x]) for x in range(n)]
     return s.replace(last_attacker=s.attacker, last_defender=s.defender, hand=after, talon=rest,
                      drew=got, after_draw=after,
