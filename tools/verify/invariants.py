@@ -19,7 +19,7 @@ import z3
 from durak_spec.reference_impl import vocab
 from durak_spec.reference_impl.lang import BOOL, Compiler, Env
 from durak_spec.tools.verify.backend.machine import Machine, conj
-from durak_spec.tools.verify.backend.state import SymAction, SymState
+from durak_spec.tools.verify.backend.state import SymAction, SymState, reset_names
 from durak_spec.tools.verify.backend.values import zbool
 
 EVENTS = ("bout_beaten_off", "bout_taken")
@@ -99,18 +99,37 @@ def solver():
     return z3.Then("simplify", "propagate-values", "solve-eqs", "smt").solver()
 
 
+# The answers z3 gave in this process, by question: z3 makes one term of terms built alike
+# (hash-consing), so the same ids in the same order are the same question, whichever preset or
+# player count built it; presets whose clauses translate alike ask many of the same (each
+# Induction names its variables from 0, state.reset_names). The terms are kept with the answer,
+# so that their ids are not given to other terms.
+_ANSWERS: dict = {}
+MAX_ANSWERS = 50000
+
+
 def check(constraints, timeout_ms: int = 60000):
+    terms = [zbool(c) for c in constraints]
+    key = (timeout_ms, *(t.get_id() for t in terms))
+    known = _ANSWERS.get(key)
+    if known is not None:
+        return known[1], known[2]
     s = solver()
     s.set("timeout", timeout_ms)
-    s.add([zbool(c) for c in constraints])
+    s.add(terms)
     result = s.check()
-    return result, (s.model() if result == z3.sat else None)
+    model = s.model() if result == z3.sat else None
+    if len(_ANSWERS) >= MAX_ANSWERS:
+        _ANSWERS.clear()
+    _ANSWERS[key] = (terms, result, model)
+    return result, model
 
 
 class Induction:
     """The induction for one ruleset and player count."""
 
     def __init__(self, ruleset, n: int, props: list[Prop]):
+        reset_names()  # built alike, another preset's induction asks the same questions (check)
         self.ruleset, self.n = ruleset, n
         self.m = m = Machine(ruleset, n)
         self.props = props

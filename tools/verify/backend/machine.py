@@ -11,7 +11,6 @@ actor's hand, the target is an unbeaten attack card) and the order rule for thro
 from __future__ import annotations
 
 import ast
-import itertools
 from dataclasses import dataclass
 
 import z3
@@ -22,6 +21,7 @@ from durak_spec.tools.verify.backend.state import (
     SymState,
     count,
     draw_tag,
+    fresh_number,
     ite_state,
     seat_sum,
 )
@@ -42,7 +42,6 @@ from durak_spec.tools.verify.backend.values import (
 # Decisions about a finished deal's result that the symbolic state does not model (who loses
 # with the fool, the finishing order): they read the finishing order, which is not abstracted.
 RESULT_DECISIONS = ("loser", "place_key")
-_turn_ups = itertools.count()
 
 
 def conj(terms):
@@ -171,7 +170,7 @@ class Machine:
     def fresh_turn_up(self) -> Card:
         """The turned-up card of a state, which the abstraction does not hold: any card of the
         deck that may show the trump (definition turn_up_allowed)."""
-        i = next(_turn_ups)
+        i = fresh_number()
         card = Card(z3.Int(f"turn_up.rank#{i}"), z3.Int(f"turn_up.suit#{i}"))
         self.side.append(zbool(self.card_ok(card)))
         return card

@@ -56,10 +56,17 @@ _draws = itertools.count()
 
 def reset_names() -> None:
     """Start fresh variable names again from 0, so a search repeats exactly (same names, same
-    terms, same models) whatever ran before it in the process."""
+    terms, same models) whatever ran before it in the process, and two searches built alike ask
+    z3 the same terms (invariants.check answers a question asked before from memory). Only
+    where nothing built before is used after: a name made since means something else."""
     global _ids, _draws
     _ids = itertools.count()
     _draws = itertools.count()
+
+
+def fresh_number() -> int:
+    """A number no variable made since the last reset_names has in its name."""
+    return next(_ids)
 
 
 def draw_tag() -> int:
@@ -99,8 +106,7 @@ class SymAction:
 
     @classmethod
     def fresh(cls, kind: str, nranks: int, nsuits: int, tag: str = "") -> "SymAction":
-        i = next(_ids)
-        p = f"{kind}{tag}#{i}"
+        p = f"{kind}{tag}#{fresh_number()}"
         seat = z3.Int(f"{p}.seat")
         if kind not in vocab.CARD_KINDS:
             return cls(kind, seat)
@@ -144,7 +150,7 @@ class SymState:
     # -- construction ----------------------------------------------------------------------
     @classmethod
     def fresh(cls, machine, tag: str = "s") -> "SymState":
-        p = f"{tag}#{next(_ids)}"
+        p = f"{tag}#{fresh_number()}"
         n, nr = machine.n, machine.nranks
         f = {}
         for name in SCALAR_INTS:
@@ -305,14 +311,14 @@ class SymState:
         raise KeyError(name)
 
     def _rank_or_none(self, seat):
-        v = z3.Int(f"havoc.lowest_rank#{next(_ids)}")
+        v = z3.Int(f"havoc.lowest_rank#{fresh_number()}")
         self.machine.side.append(z3.And(v >= 0, v < self.machine.nranks))
         return Opt(v, simp(zint(self.hand_of(seat)) == 0))
 
     def _turn_up_rank(self):
         """Which card is turned up is not held: a fresh rank, None once the talon is empty or,
         with a hidden card under it, holds that card alone."""
-        v = z3.Int(f"havoc.turn_up_rank#{next(_ids)}")
+        v = z3.Int(f"havoc.turn_up_rank#{fresh_number()}")
         self.machine.side.append(z3.And(v >= 0, v < self.machine.nranks))
         talon = zint(self.f["talon"])
         return Opt(v, simp(z3.Or(talon == 0, z3.And(zbool(self.f["hidden"]), talon < 2))))

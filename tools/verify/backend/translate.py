@@ -12,7 +12,6 @@ A translated value is a `V(value, type)` (tools/z3values.py).
 from __future__ import annotations
 
 import ast
-import itertools
 import operator
 from functools import lru_cache
 
@@ -33,6 +32,7 @@ from durak_spec.reference_impl.lang import (
     const,
     join_types,
 )
+from durak_spec.tools.verify.backend.state import fresh_number
 from durak_spec.tools.verify.backend.values import (
     EDGE_TYPES,
     PY_CMP,
@@ -57,8 +57,6 @@ from durak_spec.tools.verify.backend.values import (
 ARITH = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
          ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: _pow}
 
-
-HAVOC = itertools.count()
 
 
 def options_read(node, definitions, seen=None) -> list[str]:
@@ -349,7 +347,7 @@ class Translator:
                tuple(sorted((k, repr(v.value)) for k, v in self.loop.items())))
 
         def make():
-            tag = f"havoc{next(HAVOC)}.{fname}"
+            tag = f"havoc{fresh_number()}.{fname}"
             if fname in ("all", "any"):
                 return V(z3.Bool(tag), BOOL)
             if fname == "count":
