@@ -48,6 +48,25 @@ def test_the_winner_is_proved_not_a_loser_and_a_winner_rule_that_ignores_losers_
     assert status.startswith("counterexample at 4 players")
 
 
+def test_a_match_rule_broken_under_one_option_of_the_deal_is_caught_there_and_not_beside_it(
+        spec, spec_copy):
+    """Match proofs are made once for rulesets whose match rules read the same (match._frame):
+    podkidnoy_teams with either opening shares them, until a match rule reads the opening."""
+    multi = {"opening": "same_rank_multi"}
+    assert spec.ruleset("podkidnoy_teams").options["opening"] != "same_rank_multi"
+    for overrides in ({}, multi):  # made once, with the shipped rules
+        rs = spec.ruleset("podkidnoy_teams", overrides)
+        assert verify_match(rs, [4]).proved["inv.winner_not_loser"] == "proved"
+    broken = spec_copy.edit(
+        "rules/match.yaml", 'clause: "argmin(place(x) for x in seats if not loses(x))"',
+        'clause: "argmin(place(x) for x in seats if opt.opening == \'same_rank_multi\' or not '
+        'loses(x))"').load()
+    status = verify_match(broken.ruleset("podkidnoy_teams", multi), [4]).proved
+    assert status["inv.winner_not_loser"].startswith("counterexample at 4 players")
+    plain = verify_match(broken.ruleset("podkidnoy_teams"), [4]).proved
+    assert plain["inv.winner_not_loser"] == "proved"
+
+
 def _table_and_json(match):
     """The match table as printed, and the preset's match entry of `durak verify --report`."""
     report = PresetReport(match.preset, [], {}, list(match.players), match=match)

@@ -15,6 +15,7 @@ not bounded (`void_deal_rules`).
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 
 import z3
@@ -22,7 +23,7 @@ import z3
 from durak_spec.reference_impl import vocab
 from durak_spec.reference_impl.lang import SEAT
 from durak_spec.reference_impl.primitives import PRIMITIVES
-from durak_spec.tools.verify.backend.translate import Translator
+from durak_spec.tools.verify.backend.translate import Translator, options_read
 from durak_spec.tools.verify.backend.values import Opt, V, differs, pick, simp, zbool, zint
 
 DEAL_FACTS = ("inv.places", "inv.draw_no_loser", "inv.fool_loses_alone", "inv.fool_last")
@@ -302,16 +303,41 @@ def void_deal_rules(ruleset) -> list[str]:
     return list(dict.fromkeys(own or [f"action {k}" for k in kinds]))
 
 
+def _frame(ruleset, n: int) -> tuple:
+    """Everything the match checks at n players read: the source of every match decision and
+    deal_end invariant, the definitions, the values of the options those read, the deck's names
+    and numbering, the seating. Rulesets with the same frame (most presets: they differ in
+    options of the deal only) get the same proofs and bounds, which are made once (_PROVED)."""
+    defs = ruleset.spec.definitions
+    trees = [(name, cr.clause.tree) for name, cr in sorted(ruleset.match_decisions.items())]
+    trees += [(inv["id"], c.tree) for inv, c in _invariants(ruleset)]
+    read = sorted({o for _, tree in trees for o in options_read(tree, defs)} | {"match_deals"})
+    deck = ruleset.deck
+    return (n, ruleset.seating(n), tuple((name, ast.dump(tree)) for name, tree in trees),
+            tuple((o, repr(ruleset.options.get(o))) for o in read),
+            tuple(sorted((name, repr(d)) for name, d in defs.items())),
+            tuple(deck.suits), tuple(deck.ranks), tuple(sorted(deck.rank_index.items())),
+            repr(sorted(ruleset.spec.deck_data["colours"].items())),
+            repr(ruleset.literals().constants), tuple(DEAL_FACTS))
+
+
+_PROVED: dict = {}  # _frame -> (prove_deal_end, ends_within) at its player count
+
+
 def verify_match(ruleset, players) -> MatchReport:
     import time
     started = time.perf_counter()
     report = MatchReport(ruleset.preset, list(players))
     for n in players:
-        for inv_id, status in prove_deal_end(ruleset, n).items():
+        key = _frame(ruleset, n)
+        if key not in _PROVED:
+            _PROVED[key] = (prove_deal_end(ruleset, n), ends_within(ruleset, n))
+        proved, ends = _PROVED[key]
+        for inv_id, status in proved.items():
             old = report.proved.get(inv_id)
             if old is None or old in ("proved", "assumed"):
                 report.proved[inv_id] = status
-        report.ends_within[n] = ends_within(ruleset, n)
+        report.ends_within[n] = ends
     report.void_deals = void_deal_rules(ruleset)
     report.seconds = time.perf_counter() - started
     return report
