@@ -222,15 +222,20 @@ def find_problems(results, evidence: Evidence | None = None) -> list[dict]:
 
 
 def _alternatives(r) -> list:
-    return (getattr(r, "diagnosis", None) or {}).get("alternatives") or []
+    """Other rules one change of which explains the record's difference as well: as small a change
+    (`alternatives`) or a larger one (`larger`)."""
+    diagnosis = getattr(r, "diagnosis", None) or {}
+    return list(dict.fromkeys((diagnosis.get("alternatives") or []) + (diagnosis.get("larger") or [])))
 
 
 def _join_shown(records) -> None:
-    """A difference that several rules explain as well (diagnose's `alternatives`: an engine that
-    lists no cover where the earliest card cannot be beaten is held to it, or cannot beat with
-    those cards) is the run's problem that other failures show plainly: its rule becomes the
-    alternative that decides failures explained by no other rule, where the rule it was given
-    decides none of them. The run's evidence settles what one step cannot."""
+    """A difference that several rules explain (diagnose's `alternatives`, and `larger`: an
+    engine that lists no cover where the earliest card cannot be beaten is held to it, or cannot
+    beat with those cards; one that serves the attackers in seat order after a take serves a
+    player whose pass is kept, or serves in another order) is the run's problem that other
+    failures show plainly: its rule becomes the other rule that decides failures explained by no
+    other rule, where the rule it was given decides none of them. The run's evidence settles what
+    one step cannot."""
     plain: dict = {}
     for r in records:
         if r.status != "error" and not _alternatives(r) and getattr(r, "rule", None):
@@ -238,10 +243,13 @@ def _join_shown(records) -> None:
     for r in records:
         others = [a for a in _alternatives(r) if plain.get(a)]
         if others and not plain.get(getattr(r, "rule", None)):
-            chosen = max(others, key=lambda a: plain[a])
+            chosen, given = max(others, key=lambda a: plain[a]), r.rule
             r.rule = chosen
             if isinstance(r.diagnosis, dict):
                 r.diagnosis["rule"] = chosen
+                for name in ("alternatives", "larger"):
+                    r.diagnosis[name] = [a for a in r.diagnosis.get(name) or [] if a != chosen]
+                r.diagnosis["also"] = list(dict.fromkeys([given] + (r.diagnosis.get("also") or [])))
 
 
 def _confirmed_advice(runs, evidence: Evidence, others: list) -> dict | None:

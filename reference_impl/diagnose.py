@@ -93,6 +93,7 @@ class Diagnosis:
     partly: list = field(default_factory=list)  # variants reproducing only the failing check
     searched: int = 0        # variants replayed by the counterfactual search
     alternatives: list = field(default_factory=list)  # other rules that explain it as well
+    larger: list = field(default_factory=list)  # ... as well by a larger change
     involved: list = field(default_factory=list, repr=False)  # rules consulted at the step
 
     def message(self) -> str:
@@ -499,14 +500,15 @@ def _passes_refuted(rs: Ruleset, history, rid: str, fn, kinds) -> bool:
 
 def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, first_named=None,
                  involved: list | None = None, history=(), ties: list | None = None,
-                 records=()) -> tuple[str | None, int]:
+                 records=(), larger: list | None = None) -> tuple[str | None, int]:
     """The legality rule one change of which turns `ref_allowed` (Actions, in state `s`) into the
     engine's `eng` (texts) with the fewest mismatches: (rule id, size of the change). A change
     that forbids what the engine allowed earlier in the game (`history`) is not considered.
     `records` are changes of another kind, of one player's record in the state (_pass_records):
     (the rule reading it, the legal texts with it changed), each of size 1, after a clause change
-    of that size. The rules of the kinds that differ are added to `involved`, and to `ties` the
-    other rules a change of which does it with as few mismatches and as small a change."""
+    of that size. The rules of the kinds that differ are added to `involved`, to `ties` the
+    other rules a change of which does it with as few mismatches and as small a change, and to
+    `larger` those a larger change of which does it with as few mismatches."""
     involved = [] if involved is None else involved
     parsed = []
     for text in extra_texts:
@@ -593,8 +595,8 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
                     continue
                 key = (sc, size, rule.id != first_named, -depth, rank.get(rule.id, 999))
                 better = best is None or key < best[0]
-                if not better and (key[:2] > best[0][:2] or fits.get(rule.id, key[:2]) < key[:2]):
-                    continue  # neither the best change nor one that ties with it
+                if not better and (key[0] > best[0][0] or fits.get(rule.id, key[:2]) <= key[:2]):
+                    continue  # neither the best change nor one as close (or closer for its rule)
                 if _refuted(history, kinds, fn) or _passes_refuted(rs, history, rule.id, fn, kinds):
                     continue
                 fits[rule.id] = min(fits.get(rule.id, key[:2]), key[:2])
@@ -629,6 +631,10 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
         return first_named, 3
     if ties is not None:
         ties.extend(r for r, fit in fits.items() if fit == best[0][:2] and r != best[1])
+    if larger is not None:
+        larger.extend(sorted((r for r, fit in fits.items()
+                              if fit[0] == best[0][0] and fit[1] > best[0][1] and r != best[1]),
+                             key=lambda r: fits[r]))
     return best[1], best[0][1]
 
 
@@ -658,13 +664,15 @@ def permission_finding(game: Game, engine_legal: set[str] | None, focus: Action 
     first = named[0][0] if named and named[0] else None
     involved: list = []
     ties: list = [alike] if alike else []
+    larger: list = []
     rule, _ = _permissions(game.ruleset, game.state, set(game.legal_actions()), eng, extra, first,
-                           involved, history, ties, _pass_records(game, history))
+                           involved, history, ties, _pass_records(game, history), larger)
     also = sorted({r for rules in named for r in rules} - {rule})
     why = (f"the engine allows {', '.join(extra[:3]) or '-'}{' ...' if len(extra) > 3 else ''} "
            f"and not {', '.join(missing[:3]) or '-'}{' ...' if len(missing) > 3 else ''}")
     return Diagnosis(rule, "legal", why, also=also, involved=involved,
-                     alternatives=[r for r in dict.fromkeys(ties) if r != rule])
+                     alternatives=[r for r in dict.fromkeys(ties) if r != rule],
+                     larger=[r for r in larger if r != rule and r not in ties])
 
 
 def _pass_records(game: Game, history) -> list[tuple[str, set]]:

@@ -277,3 +277,20 @@ def test_an_earlier_bug_in_the_same_case_does_not_hide_the_option_value_of_a_lat
     assert sorted((p["rule"], p["advice"]) for p in problems) == \
         [("defence.beat", None), ("limits.cap", {"max_attack_cards": 5})]
 
+
+
+def test_throw_ins_asked_in_seat_order_after_a_take_are_one_problem_of_the_order_rule(
+        spec, shipped_suite):
+    """After a take, an engine that asks the attackers in seat order serves seat 0 where railway
+    serves seat 4, who passed before the take: keeping seat 4's pass explains that step by a
+    smaller change than another order, but the order rule explains it too (`larger`), and the
+    run shows it plainly elsewhere (weli, where no one passed): one problem, the order rule's."""
+    evidence = Evidence()
+    jobs = jobs_of(shipped_suite, Selection(cases=("golden/railway/5p_seed1", "golden/weli/3p_seed1")))
+    results = run_cases(spec, "python:durak_spec.conformance.examples.mutants:"
+                        "throw_in_seat_order_after_take", jobs, evidence=evidence)
+    railway = next(r for r in results if r.variant == "railway")
+    assert "throw_in.order" in railway.diagnosis["larger"] + [railway.rule]
+    assert [(p["rule"], p["count"], p["advice"]) for p in find_problems(results, evidence)] == \
+        [("throw_in.order", 2, None)]
+    assert railway.rule == "throw_in.order" and "rule throw_in.order" in railway.message
