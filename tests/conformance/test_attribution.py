@@ -11,6 +11,7 @@ from durak_spec.conformance.examples.mutants import MUTANTS, combine, engine_cla
 from durak_spec.conformance.problems import Evidence, find_problems
 from durak_spec.conformance.runner import Selection
 from durak_spec.reference_impl.diagnose import Observation, attribute, diagnose
+from durak_spec.reference_impl.game import Game
 
 # (mutant, the cases it runs on): cases of the rule's area, kept small for CI
 SAMPLE = [("first_attacker_highest_trump", "start/*"), ("trump_beats_only_trump", "defence/*"),
@@ -294,3 +295,27 @@ def test_throw_ins_asked_in_seat_order_after_a_take_are_one_problem_of_the_order
     assert [(p["rule"], p["count"], p["advice"]) for p in find_problems(results, evidence)] == \
         [("throw_in.order", 2, None)]
     assert railway.rule == "throw_in.order" and "rule throw_in.order" in railway.message
+
+
+def test_later_differences_of_a_game_are_attributed_without_replaying_it_from_the_deal(
+        spec, monkeypatch):
+    """Each later difference of a case run is attributed on a longer prefix of the same
+    observations: the replay resumes where the last one stopped (one new game, not one per
+    difference), and gives what a replay from the deal gives."""
+    from durak_spec.reference_impl import diagnose as d
+
+    rs = spec.ruleset("podkidnoy", {})
+    actions = ["0 attack 9S", "1 cover 9S with TS", "0 throw 9S", "0 pass", "2 take"]
+    observed = [Observation(None, legal=["0 attack 9S"])] + \
+        [Observation(a, True, legal=["1 take"]) for a in actions]
+    fresh = []
+    for n in range(2, len(observed) + 1):
+        d._CHECKPOINTS.clear()
+        d._ATTRIBUTED.clear()
+        fresh.append(attribute(rs, SETUP, observed[:n]))
+    d._CHECKPOINTS.clear()
+    games = []
+    monkeypatch.setattr(d, "Game", lambda *a: games.append(a) or Game(*a))
+    resumed = [attribute(rs, SETUP, observed[:n]) for n in range(2, len(observed) + 1)]
+    assert len(games) == 1
+    assert resumed == fresh and {f.rule for f in fresh} != {None}
