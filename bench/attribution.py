@@ -37,6 +37,9 @@ from durak_spec.conformance.transport import AdapterError, make_adapter
 from durak_spec.reference_impl.model import value_text
 from durak_spec.reference_impl.spec import load_spec
 
+TIMEOUT = 60.0  # seconds an engine may take over an answer: the mutants are the reference, and an
+# answer late on a loaded machine is no finding of attribution (an engine error, counted as a problem)
+
 BROKEN = [("broken_no_cap", "NoAttackCap", ("max_attack_cards", None)),
           ("broken_draw_order", "DefenderDrawsFirst", None),
           ("broken_beat", "BeatAnySuit", None),
@@ -74,7 +77,7 @@ def engines(multi_only: bool = False):
 
 def run(spec, cases, adapter: str, selection: Selection):
     """The results of one engine on the cases, and its problems."""
-    session = Session(spec, make_adapter(adapter, 5.0, spec), adapter_name=adapter, check_cases=False)
+    session = Session(spec, make_adapter(adapter, TIMEOUT, spec), adapter_name=adapter, check_cases=False)
     session.open()
     results = []
     try:
