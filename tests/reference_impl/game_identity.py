@@ -14,10 +14,11 @@ Both were recorded by the interpreter of commit 7239c17 (main before the generat
 primitives out; 3ca4f9e played the same games); the rulings of 8ef2e92 then changed the games of
 marmot_tournament, summary, perevodnoy_passport and the team presets, whose test digests were
 re-recorded with every primitive called (not written out), and their long-run digests on 4a3abf6
-(whose games at seeds 0-3 are those test digests) with --write --preset. Each preset's rules key: a
-digest of its active rules' clause texts, the option values they read, the flow and the definitions, so that a
-difference can say whether the rules changed since (then re-record on a commit whose games you
-trust) or the interpreter did.
+(whose games at seeds 0-3 are those test digests) with --write --preset, as were those of
+podkidnoy_trump_exchange, whose games changed with 762f86a. Each preset's rules key: a digest of
+its active rules' clause texts, the option values they read, the flow and the definitions, so
+that a difference can say whether the rules changed since (then re-record on a commit whose games
+you trust) or the interpreter did.
 
     python tests/reference_impl/game_identity.py               # the opt-in run (many minutes)
     python tests/reference_impl/game_identity.py --write       # record it (on a trusted commit)
