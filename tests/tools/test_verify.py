@@ -261,6 +261,22 @@ def test_verify_finds_a_counterexample_for_the_right_invariant_when_a_rule_is_br
         assert invariant in game.check_invariants()
 
 
+def test_a_rule_broken_under_one_presets_option_is_caught_there_and_not_in_its_siblings(spec_copy):
+    """Presets whose clauses translate alike ask z3 the same questions, answered once in the
+    process (invariants.check); the cap broken under podkidnoy_trump_exchange's option alone
+    changes its questions only, asked after its siblings' answers are known."""
+    spec_copy.edit("rules/limits.yaml", 'clause: "not limits_apply or within_cap"',
+                   'clause: "not limits_apply or within_cap or opt.trump_exchange != \'none\'"')
+    root = str(spec_copy.root)
+
+    def cap(preset):
+        report = verify_preset(root, preset, {}, [2], 2, equivalences=False)
+        return {report.cells[("inv.attack_cap", k)].status for k in ("attack", "throw")}
+    assert cap("podkidnoy") == {"proved"}
+    assert "counterexample" in cap("podkidnoy_trump_exchange")
+    assert cap("poker_durak") == {"proved"}
+
+
 def test_the_invariant_about_covers_is_proved_while_the_beating_rule_is_intact(spec_copy, tmp_path):
     with_cover_invariant(spec_copy)
     result = run("--spec", str(spec_copy.root), "verify", "--variant", "podkidnoy", "--players", "2",
