@@ -15,7 +15,7 @@ import z3
 
 from durak_spec.tools.verify.backend.concrete import Position, Step, realize, replay, value
 from durak_spec.tools.verify.backend.machine import Machine, conj
-from durak_spec.tools.verify.backend.state import SymAction, SymState
+from durak_spec.tools.verify.backend.state import SymAction, SymState, reset_names
 from durak_spec.tools.verify.backend.values import zbool
 from durak_spec.tools.verify.invariants import Induction, check, properties
 
@@ -68,6 +68,7 @@ def compare(spec, preset, overrides, a_value, b_value, players, proved_for) -> F
     props = [p for p in properties(base) if p.scope == "state"]
     for n in players:
         proved = proved_for(n)
+        reset_names()  # nothing built before is used below: presets alike ask alike (check)
         ma, mb, mp = Machine(ra, n), Machine(rb, n), Machine(base, n)
         s = SymState.fresh(mp, "eq")
         sa, sb = SymState(ma, s.f), SymState(mb, s.f)
@@ -97,6 +98,7 @@ def compare(spec, preset, overrides, a_value, b_value, players, proved_for) -> F
 def _witness(ra, rb, base, n, props):
     """A concrete position where the readings part, at once or after one action; settled under
     both readings, so each interpreter meets the same position."""
+    reset_names()  # it builds all it uses: presets alike ask alike (check)
     mp, ma, mb = Machine(base, n), Machine(ra, n), Machine(rb, n)
     for first in (None, "transfer", "cover", "throw", "attack"):
         s0 = SymState.fresh(mp, "w")
