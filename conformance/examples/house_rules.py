@@ -101,14 +101,9 @@ class BrokenPassWithdrawnEngine(PassWithdrawnEngine):
     declares = PassWithdrawnEngine.plays
 
 
-class MinidurakPassWithdrawnEngine(MinidurakAdapter):
-    """The same house rule in an engine of its own, minidurak (conformance/examples/minidurak.py,
-    which knows nothing of the reference): its switch any_card_undoes_done is pass_withdrawn_by
-    any_card, declared in hello beside the podkidnoy it plays."""
-
-    name = "minidurak-pass-withdrawn"
-    house_rules = {"pass_withdrawn_by": "any_card"}
-    engine_class = partial(Durak, any_card_undoes_done=True)
+class MinidurakMoves(MinidurakAdapter):
+    """minidurak's own moves in the protocol's text, each answered by minidurak alone (no
+    mapping of styles): the house-rule engines below are minidurak with a switch set."""
 
     def apply(self, action: str) -> dict:
         move = parse_move(action)
@@ -116,6 +111,16 @@ class MinidurakPassWithdrawnEngine(MinidurakAdapter):
 
     def listed(self) -> list[str]:
         return [move_text(m) for m in self.game.moves()]
+
+
+class MinidurakPassWithdrawnEngine(MinidurakMoves):
+    """The same house rule in an engine of its own, minidurak (conformance/examples/minidurak.py,
+    which knows nothing of the reference): its switch any_card_undoes_done is pass_withdrawn_by
+    any_card, declared in hello beside the podkidnoy it plays."""
+
+    name = "minidurak-pass-withdrawn"
+    house_rules = {"pass_withdrawn_by": "any_card"}
+    engine_class = partial(Durak, any_card_undoes_done=True)
 
 
 class BrokenMinidurakPassWithdrawnEngine(MinidurakPassWithdrawnEngine):
@@ -268,7 +273,7 @@ class SiegeNoPassDurak(NoPassDurak):
         super().__init__(*args, free_for_all=True, any_time=True, **kw)
 
 
-class MinidurakNoPassSiegeEngine(MinidurakAdapter):
+class MinidurakNoPassSiegeEngine(MinidurakMoves):
     """The siege preset with no pass while a card is unbeaten (actions pass_while_unbeaten
     false) in an engine of its own, minidurak: written from the rules, not from the reference,
     so that what the runner sends it and compares at every player count is put to the test.
@@ -280,13 +285,6 @@ class MinidurakNoPassSiegeEngine(MinidurakAdapter):
     actions = {"pass_while_unbeaten": False}
     engine_class = SiegeNoPassDurak
     positions = True
-
-    def apply(self, action: str) -> dict:
-        move = parse_move(action)
-        return {"accepted": move is not None and self.game.play(move)}
-
-    def listed(self) -> list[str]:
-        return [move_text(m) for m in self.game.moves()]
 
 
 class MinidurakNoPassSiegeDealsEngine(MinidurakNoPassSiegeEngine):
