@@ -24,7 +24,7 @@ from durak_spec.conformance.engine import ReferenceEngine
 from durak_spec.conformance.examples.minidurak import Durak
 from durak_spec.conformance.examples.reference_engine import serve
 from durak_spec.conformance.examples.style_no_pass_unbeaten import NoPassDurak
-from durak_spec.conformance.examples.styles_base import MinidurakAdapter, move_text, parse_move
+from durak_spec.conformance.examples.styles_base import MinidurakMoves
 
 
 class HouseRuleEngine(ReferenceEngine):
@@ -99,18 +99,6 @@ class BrokenPassWithdrawnEngine(PassWithdrawnEngine):
 
     plays = {"pass_withdrawn_by": "beat_or_take"}
     declares = PassWithdrawnEngine.plays
-
-
-class MinidurakMoves(MinidurakAdapter):
-    """minidurak's own moves in the protocol's text, each answered by minidurak alone (no
-    mapping of styles): the house-rule engines below are minidurak with a switch set."""
-
-    def apply(self, action: str) -> dict:
-        move = parse_move(action)
-        return {"accepted": move is not None and self.game.play(move)}
-
-    def listed(self) -> list[str]:
-        return [move_text(m) for m in self.game.moves()]
 
 
 class MinidurakPassWithdrawnEngine(MinidurakMoves):

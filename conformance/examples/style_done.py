@@ -14,20 +14,13 @@ from functools import partial
 
 from durak_spec.conformance.examples.minidurak import Durak
 from durak_spec.conformance.examples.reference_engine import serve
-from durak_spec.conformance.examples.styles_base import MinidurakAdapter, move_text, parse_move
+from durak_spec.conformance.examples.styles_base import MinidurakMoves
 
 
-class DoneEngine(MinidurakAdapter):
+class DoneEngine(MinidurakMoves):
     name = "minidurak-done"
     house_rules = {"thrower_order": "free_for_all", "done_by": "main_attacker"}
     engine_class = partial(Durak, free_for_all=True, done_by_main=True)
-
-    def apply(self, action: str) -> dict:
-        move = parse_move(action)
-        return {"accepted": move is not None and self.game.play(move)}
-
-    def listed(self) -> list[str]:
-        return [move_text(m) for m in self.game.moves()]
 
 
 class NoCap(Durak):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from durak_spec.conformance.examples.minidurak import Durak
 from durak_spec.conformance.examples.reference_engine import serve
-from durak_spec.conformance.examples.styles_base import MinidurakAdapter, move_text, parse_move
+from durak_spec.conformance.examples.styles_base import MinidurakMoves, parse_move
 
 
 class ExplicitDurak(Durak):
@@ -35,7 +35,7 @@ class ExplicitDurak(Durak):
         super()._settle()
 
 
-class ExplicitPassEngine(MinidurakAdapter):
+class ExplicitPassEngine(MinidurakMoves):
     name = "minidurak-explicit-pass"
     engine_class = ExplicitDurak
 
@@ -50,9 +50,6 @@ class ExplicitPassEngine(MinidurakAdapter):
             return {"accepted": False}
         self._pass_for_players_with_nothing_to_add()
         return {"accepted": True}
-
-    def listed(self) -> list[str]:
-        return [move_text(m) for m in self.game.moves()]
 
     def _automatic(self) -> list[tuple]:
         """The passes of players whose only move is to pass."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from durak_spec.conformance.examples.minidurak import Durak
 from durak_spec.conformance.examples.reference_engine import serve
-from durak_spec.conformance.examples.styles_base import MinidurakAdapter, move_text, parse_move
+from durak_spec.conformance.examples.styles_base import MinidurakMoves
 
 
 class NoPassDurak(Durak):
@@ -22,17 +22,10 @@ class NoPassDurak(Durak):
         return super().may_say_done(seat, adders) and (self.taking or not self.unbeaten())
 
 
-class NoPassWhileUnbeatenEngine(MinidurakAdapter):
+class NoPassWhileUnbeatenEngine(MinidurakMoves):
     name = "minidurak-no-pass-while-unbeaten"
     actions = {"pass_while_unbeaten": False}
     engine_class = NoPassDurak
-
-    def apply(self, action: str) -> dict:
-        move = parse_move(action)
-        return {"accepted": move is not None and self.game.play(move)}
-
-    def listed(self) -> list[str]:
-        return [move_text(m) for m in self.game.moves()]
 
 
 class AnyCardBeatsTrump(NoPassDurak):

@@ -12,18 +12,11 @@ from __future__ import annotations
 
 from durak_spec.conformance.examples.minidurak import Durak
 from durak_spec.conformance.examples.reference_engine import serve
-from durak_spec.conformance.examples.styles_base import MinidurakAdapter, move_text, parse_move
+from durak_spec.conformance.examples.styles_base import MinidurakMoves
 
 
-class SilentEngine(MinidurakAdapter):
+class SilentEngine(MinidurakMoves):
     name = "minidurak-silent"
-
-    def apply(self, action: str) -> dict:
-        move = parse_move(action)
-        return {"accepted": move is not None and self.game.play(move)}
-
-    def listed(self) -> list[str]:
-        return [move_text(m) for m in self.game.moves()]
 
 
 class AttackRanksOnly(Durak):

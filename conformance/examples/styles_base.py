@@ -110,3 +110,15 @@ def parse_move(text: str) -> tuple | None:
     except (ValueError, IndexError):
         pass
     return None
+
+
+class MinidurakMoves(MinidurakAdapter):
+    """minidurak's own moves in the protocol's text, each answered by minidurak alone: the
+    engines that are minidurak with a switch set (a style, a house rule) and nothing more."""
+
+    def apply(self, action: str) -> dict:
+        move = parse_move(action)
+        return {"accepted": move is not None and self.game.play(move)}
+
+    def listed(self) -> list[str]:
+        return [move_text(m) for m in self.game.moves()]
