@@ -17,6 +17,8 @@ sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 from durak_docs.data import DocsData  # noqa: E402
 from durak_docs.rulebook import chapters, statements  # noqa: E402
 
+from durak_spec.tools.lint.spec import lint as lint_spec  # noqa: E402
+
 IDENTIFIER = re.compile(r"\b[a-z]+_[a-z0-9_]+\b|\bopt\.|\b(MUST|MAY|SHOULD)\b")
 
 
@@ -81,9 +83,18 @@ def test_team_play_is_said_only_where_teams_play(data, spec):
 
 
 def test_a_plain_where_clause_that_reads_the_state_is_a_lint_problem_naming_it(spec_copy):
-    from durak_spec.tools.lint.spec import lint as lint_spec
-
     spec_copy.edit("rules/rotation.yaml", "- when: \"opt.teams != 'none'\"\n        plain: In team play it",
                    "- when: \"team_play\"\n        plain: In team play it")
     problems = lint_spec(spec_copy.load()).problems
-    assert any("rules/rotation.yaml" in p and "plain_where[0].when" in p for p in problems), problems
+    named = [p for p in problems if "rules/rotation.yaml" in p and "plain_where[0].when" in p]
+    assert len(named) == 1, problems  # once, not once per preset
+
+
+def test_a_plain_where_sentence_no_preset_says_is_a_lint_problem(spec_copy):
+    """rules[2] of rotation.yaml: other files' rules[2] hold plain_where sentences that are said,
+    so the check must tell them apart by file."""
+    spec_copy.edit("rules/rotation.yaml", "- when: \"opt.teams != 'none'\"\n        plain: In team play it",
+                   "- when: \"opt.teams == 'two_teams' and opt.teams == 'three_teams'\"\n"
+                   "        plain: In team play it")
+    problems = lint_spec(spec_copy.load()).problems
+    assert any("rules/rotation.yaml" in p and "holds under no preset" in p for p in problems), problems

@@ -133,7 +133,13 @@ def _check_plain_words(spec: Spec, report: LintReport, read: set) -> None:
             report.problems.append(f"options.yaml: options.{name}.plain.{key}: {key!r} is no value "
                                    f"of {name} (values: {', '.join(sorted(allowed - {'*'}))})")
     needed: dict = {}
-    said: dict = {}  # (rule id, plain_where index) -> whether some preset says it
+    # the `when` of each plain_where sentence and each option's plain_when: (clause, file, path)
+    whens = [(w["when"], r.file, f"{r.path}.plain_where[{i}].when")
+             for r in spec.rules for i, w in enumerate(r.plain_where)]
+    whens += [(o.plain_when, "options.yaml", f"options.{name}.plain_when")
+              for name, o in spec.options.items() if o.plain_when]
+    # (file, path) -> whether some preset's page says it; None where its clause failed
+    said: dict = {(file, path): False for _, file, path in whens}
     for preset in spec.presets:
         try:
             ruleset = spec.ruleset(preset)
@@ -142,22 +148,18 @@ def _check_plain_words(spec: Spec, report: LintReport, read: set) -> None:
         values = ruleset.options
         for name in read & set(spec.options):
             needed.setdefault((name, value_text(values[name])), preset)
-        whens = [((r.id, i), w["when"], r.file, f"{r.path}.plain_where[{i}].when")
-                 for r in spec.rules for i, w in enumerate(r.plain_where)]
-        whens += [((name, None), o.plain_when, "options.yaml", f"options.{name}.plain_when")
-                  for name, o in spec.options.items() if o.plain_when]
-        for key, when, file, path in whens:
+        for when, file, path in whens:
+            if said[file, path] is None:
+                continue  # its clause failed under an earlier preset: reported once
             try:
-                holds = ruleset.holds(when, file, path)
+                said[file, path] = ruleset.holds(when, file, path) or said[file, path]
             except DurakError as exc:
                 report.problems.append(f"{exc} (under {preset})")
-                holds = True  # reported: not stray as well
-            said[key] = said.get(key, False) or holds
-    for r in spec.rules:
-        for i, _ in enumerate(r.plain_where):
-            if not said.get((r.id, i), True):
-                report.problems.append(f"{r.file}: {r.path}.plain_where[{i}] ({r.id}): its `when` "
-                                       "holds under no preset, so no rulebook page says it")
+                said[file, path] = None
+    for _, file, path in whens:
+        if said[file, path] is False:
+            report.problems.append(f"{file}: {path}: holds under no preset, so no rulebook page "
+                                   "says what it guards")
     for (name, value), preset in sorted(needed.items()):
         if spec.options[name].plain_for(_value(spec, name, value)) is None:
             report.problems.append(f"options.yaml: options.{name}.plain has no sentence for "
