@@ -378,7 +378,7 @@ class Game:
         self.ruleset = ruleset
         self.setup = setup
         self.decide_seat = ruleset.decide_fns
-        self._settle, self._step = ruleset.settle_fn, ruleset.step_fn
+        self._settle, self._step = ruleset.settle_fn, ruleset.play_step
         self._legal: list[Action] = []
         if _state is not None:
             self.state = _state

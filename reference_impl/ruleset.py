@@ -7,7 +7,8 @@ target), each flow event of spec/flow.yaml as one function calling its primitive
 lists the legal actions after running the bout ends that are due, and `step`
 (`Ruleset.step_source`), which Game.apply_action calls once per action: the action's event, the
 count of steps, then settle, with every primitive and the decisions they ask for written out as
-their clauses (inline.py). The generated source comes from checked clause trees and primitives.py
+their clauses (inline.py). `step` is written and compiled only once the ruleset has played
+WARM_STEPS actions; until then the same three calls are made one by one (`Ruleset.play_step`). The generated source comes from checked clause trees and primitives.py
 only; Python adds loops, never a rule.
 """
 
@@ -64,6 +65,7 @@ MATCH_SEAT_DECISIONS = {"deal_score", "deal_epaulettes", "match_key"}
 # Decisions checked after every step, in this order; each starts the flow event of its name.
 BOUT_ENDS = ("bout_beaten_off", "bout_taken")
 MAX_SETTLE = 1000  # bout ends in a row before the interpreter gives up
+WARM_STEPS = 300  # actions a ruleset plays before its generated step is written (play_step)
 MAX_SHARED = 20000  # compiled pieces a spec keeps for its rulesets to share
 # A state container a vocabulary function indexes (`s.out[seat]`), read once per call of the
 # generated functions into a `_c_` local; but can_throw, which settle itself sets midway.
@@ -554,16 +556,13 @@ class Ruleset:
             lines += [f"        if {src}:", f"            ev_{event}(g, s, None)",
                       "            ends += 1", "            if ends >= _MAX_SETTLE:",
                       "                _unsettled()", "            continue"]
-        written = list(lines[lines.index("def settle(g, s):") + 1:settle_at])
-        for event, (src, _) in zip(BOUT_ENDS, ends):
-            written += [f"        if {src}:"] + self._event_lines(event, ns, "None", 12) + [
-                        "            ends += 1", "            if ends >= _MAX_SETTLE:",
-                        "                _unsettled()", "            continue"]
+        # settle's body before the bout ends, for step (written when step is first asked for)
+        head = list(lines[lines.index("def settle(g, s):") + 1:settle_at])
         rest = ["        out = []"] + _indented([ln for lines, _ in others for ln in lines], 4)
         rest += ["        out += throws", "        if not out:", "            _deadlock()",
                  "        return out"]
         lines += rest
-        step = self._step_lines(ns, written + rest)
+        self._step_parts = (head, [src for src, _ in ends], rest)
         forms = sorted(self.played_forms, key=lambda c: c.index)
         for kind, table in action_table(self.deck, self.player_limits[1], vocab.ACTION_KINDS,
                                         vocab.CARD_KINDS, vocab.TARGET_KINDS | vocab.SECOND_KINDS,
@@ -580,17 +579,61 @@ class Ruleset:
         code = self._memo(("source", self.source),
                           lambda: compile_program(self.source, f"<legal actions of {self.name}>"))
         exec(code, ns)
-        self.settle_fn = ns["settle"]
-        self.step_source, self._ns = "\n".join(step), ns  # compiled on first use (step_fn)
+        self.settle_fn, self._ns = ns["settle"], ns
         self.draw_order_fn = ns["draw_order"]
         for event in self._flow_steps:
             self.events[event] = ns[f"ev_{event}"]
         return ns["legal"], ns["passes"]
 
     @property
+    def step_source(self) -> str:
+        """The source of `step(g, s, a)` (see _step_lines), written the first time it is asked
+        for: writing out every primitive with its decisions costs more than the rest of the
+        program, and a ruleset that plays a few steps only (a case of the suite) never needs it."""
+        src = self.__dict__.get("_step_source")
+        if src is None:
+            head, ends, rest = self._step_parts
+            written = list(head)
+            for event, cond in zip(BOUT_ENDS, ends):
+                written += [f"        if {cond}:"] + self._event_lines(event, self._ns, "None", 12) + [
+                            "            ends += 1", "            if ends >= _MAX_SETTLE:",
+                            "                _unsettled()", "            continue"]
+            src = self._step_source = "\n".join(self._step_lines(self._ns, written + rest))
+        return src
+
+    @property
+    def play_step(self):
+        """What Game.apply_action calls for each action: `step_fn` once this ruleset has played
+        WARM_STEPS actions (in all its games), and before that the same in three calls (the
+        action's event, the count of steps, settle), with the primitives called rather than
+        written out, so that a ruleset that plays a few steps never writes or compiles `step`.
+        Both play the same games (tests/reference_impl/test_same_games.py)."""
+        fn = self.__dict__.get("_step_fn")
+        if fn is None:
+            fn = self.__dict__.get("_first_steps")
+            if fn is None:
+                fn = self._first_steps = self._make_first_steps()
+        return fn
+
+    def _make_first_steps(self):
+        events, settle, played = self.events, self.settle_fn, [0]
+
+        def first_steps(g, s, a):
+            played[0] += 1
+            if played[0] > WARM_STEPS:  # from now on, every game of this ruleset steps at once
+                g._step = self.step_fn
+                return g._step(g, s, a)
+            event = events.get(a[0])
+            if event is not None:
+                event(g, s, a)
+            s.steps += 1
+            return settle(g, s)
+        return first_steps
+
+    @property
     def step_fn(self):
-        """The generated `step(g, s, a)` (see _step_lines), compiled the first time a game plays
-        under this ruleset: the tools that only compare rulesets never pay for it."""
+        """The generated `step(g, s, a)` (see _step_lines), compiled the first time it is asked
+        for (play_step asks once a ruleset has played WARM_STEPS actions)."""
         fn = self.__dict__.get("_step_fn")
         if fn is None:
             code = self._memo(("step", self.step_source),

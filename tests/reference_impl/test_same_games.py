@@ -12,6 +12,7 @@ import pytest
 from game_identity import CI_SEEDS, HASHES, LONG, SEEDS, block_digest, player_counts, rules_key
 
 from durak_spec.reference_impl import inline, primitives
+from durak_spec.reference_impl import ruleset as ruleset_module
 from durak_spec.reference_impl.spec import shipped_spec
 
 RECORDED = json.loads(HASHES.read_text()) if HASHES.exists() else {"games": {}, "rules": {}}
@@ -124,3 +125,17 @@ def test_the_order_rules_are_skipped_only_where_one_seat_has_actions(spec, playe
     always = block_digest(_with_guard(ruleset, "if True:"), players, 0, 20)
     assert block_digest(ruleset, players, 0, 20) == always
     assert block_digest(_with_guard(ruleset, "if can.count(True) > 1:"), players, 0, 20) != always
+
+
+@pytest.mark.parametrize("preset", ["podkidnoy", "perevodnoy", "weli", "changeable_trump",
+                                    "marmot_tournament"])
+def test_the_first_steps_and_the_generated_step_play_the_same_games(spec, preset, monkeypatch):
+    """A ruleset plays its first WARM_STEPS actions through its events and settle, and only then
+    writes and compiles `step` (Ruleset.play_step): each way alone plays the games recorded."""
+    for warm in (0, 10**9):
+        monkeypatch.setattr(ruleset_module, "WARM_STEPS", warm)
+        ruleset = ruleset_module.Ruleset(spec, preset, {})
+        for n in (2, 4):
+            have = block_digest(ruleset, n, 0, CI_SEEDS)
+            assert have == RECORDED["games"][preset][str(n)][0], (preset, n, warm)
+        assert ("_step_fn" in ruleset.__dict__) == (warm == 0), "the step was compiled when it should not be, or not"
