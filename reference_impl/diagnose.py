@@ -1141,9 +1141,16 @@ def _older_cards(point: _Point, eng: dict) -> list[str]:
     table = {c.real.text for t in (b.table, a.table) for pair in t for c in pair if c is not None}
     ends = bool(b.table) and (not a.table or eng.get("table") == [])
     drawn = {c.text for c in b.talon} if ends else set()
+    # the table goes to a hand only when a bout is taken: to the defender's, or back to the
+    # adders' where a pickup may be partial; a bout beaten off on the reference's side leaves
+    # every other hand as it was (a card kept by a transferer shows only when the bout ends)
+    beaten = ends and not a.table and a.beaten_bouts > b.beaten_bouts
+    takers = {b.defender, a.defender} if beaten and not _partial_pickup(point.before.ruleset) \
+        else set(range(b.n))
     out = []
     for seat, hand in enumerate(hands):
-        mine = {c.text for c in b.hands[seat]} | {c.text for c in a.hands[seat]} | table | drawn
+        mine = {c.text for c in b.hands[seat]} | {c.text for c in a.hands[seat]} | drawn | \
+            (table if seat in takers else set())
         out += [c for c in hand if isinstance(c, str) and c not in mine]
     if point.before.ruleset.deck.copies == 1 and isinstance(eng.get("table"), list):
         shown = [str(c).split("=")[0] for c in [c for h in hands for c in h] + [  # a card, not its named suit

@@ -319,3 +319,18 @@ def test_later_differences_of_a_game_are_attributed_without_replaying_it_from_th
     resumed = [attribute(rs, SETUP, observed[:n]) for n in range(2, len(observed) + 1)]
     assert len(games) == 1
     assert resumed == fresh and {f.rule for f in fresh} != {None}
+
+
+def test_a_card_kept_by_the_transferer_shows_when_the_bout_is_beaten_off_and_is_the_transfers_doing(spec):
+    """Seat 1 transfers with its last card and keeps it; the engine's state is asked only after
+    the bout is beaten off, where seat 1 still holds 6C. A beaten-off bout moves no table card to
+    seat 1's hand, so the card is held since an earlier step: the transfer's, not the bout end's."""
+    rs = spec.ruleset("perevodnoy", {})
+    setup = {"hands": [["6S"], ["6C"], ["7S", "7C"]], "talon": [], "trump": "6H"}
+    played = [Observation(a, True) for a in ("0 attack 6S", "1 transfer 6C", "2 cover 6S with 7S")]
+    kept = [[], ["6C"], []]
+    assert attribute(rs, setup, played + [Observation("2 cover 6C with 7C", True,
+                                                      state={"hands": [[], [], []]})]).rule is None
+    found = attribute(rs, setup, played + [Observation("2 cover 6C with 7C", True,
+                                                       state={"hands": kept})])
+    assert (found.rule, found.check) == ("transfer.effect", "state.hands"), found
