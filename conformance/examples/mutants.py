@@ -136,7 +136,8 @@ TABLE = [
     M("throw_in_after_take_always", "throw_in.after_take",
       "cards are added after a take where the variant forbids it",
       edits=(("rules/throw_in.yaml", 'clause: "not taking or opt.throw_in_after_take"',
-              'clause: "True"'),)),
+              'clause: "True"'),), as_option=("throw_in_after_take", True)),
+    # the clause reads nothing but the option: playing it true under every variant is that value
     M("draw_in_join_order", "draw.order", "attackers who added cards draw before those who did not",
       edits=(("rules/draw.yaml", "(cw(attacker, seat) if opt.draw_order == 'attacker_clockwise_defender_last'",
               "(cw(attacker, seat) + (0 if laid(seat) > 0 else players) if "
