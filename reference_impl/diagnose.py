@@ -805,6 +805,25 @@ def kind_group(kind: str) -> tuple:
     return next((g for g in KIND_GROUPS if kind in g), (kind,))
 
 
+def action_group(text: str) -> tuple:
+    """The group an action's text falls in when a legal-set difference is split: its kind's
+    (KIND_GROUPS), with the plays of a card as a named suit (`8S=C`) apart: whether a card may be
+    played as another suit is the named-suit rule's matter, whatever else differs in the set."""
+    words = text.split()
+    group = kind_group(words[1] if len(words) > 1 else "")
+    return group + ("=",) if "=" in text else group
+
+
+def _own_group(game: Game, engine_legal: set[str], text: str) -> set[str]:
+    """The engine's legal set with only the differences in the group of the action `text`
+    (action_group), the others as the reference has them: an action the engine refuses is
+    attributed among its own kind, not to another bug that shows in the same set (as
+    legal_differences splits a set, and fuzz a refusal)."""
+    group = action_group(text)
+    return {t for t in _legal_texts(game) if action_group(t) != group} | \
+        {t for t in engine_legal if action_group(t) == group}
+
+
 def legal_differences(game: Game, engine_legal, history=()) -> list[tuple[str | None, list, list]]:
     """The engine's legal set `engine_legal` (texts) against the reference's in `game`, split by
     the kinds of action that differ (a throw and a pass together): for each group, the rule one
@@ -816,9 +835,7 @@ def legal_differences(game: Game, engine_legal, history=()) -> list[tuple[str | 
     extra, missing = sorted(eng - ref), sorted(ref - eng)
     groups: dict = {}
     for text in extra + missing:
-        words = text.split()
-        kind = words[1] if len(words) > 1 else ""
-        groups.setdefault(kind_group(kind), ([], []))[text in ref].append(text)
+        groups.setdefault(action_group(text), ([], []))[text in ref].append(text)
     out = []
     for group, (more, fewer) in groups.items():
         if len(groups) == 1:
@@ -1110,8 +1127,9 @@ def _attribute(point: _Point, obs: Observation) -> Diagnosis:
         # the engine rejected what the reference allows: its position is the one before the step
         found = _position_finding(point, before, obs, engine_moved=False)
         if found is None:
-            found = permission_finding(before, _texts(obs.legal) if obs.legal is not None else None,
-                                       action, point.history)
+            engine_legal = None if obs.legal is None else \
+                _own_group(before, _texts(obs.legal), action_text(action))
+            found = permission_finding(before, engine_legal, action, point.history)
             found.check = "verdict"
             found.why = f"the engine rejects {action_text(action)}, which the reference allows"
             if found.rule is None:

@@ -334,3 +334,23 @@ def test_a_card_kept_by_the_transferer_shows_when_the_bout_is_beaten_off_and_is_
     found = attribute(rs, setup, played + [Observation("2 cover 6C with 7C", True,
                                                        state={"hands": kept})])
     assert (found.rule, found.check) == ("transfer.effect", "state.hands"), found
+
+
+COVER_SETUP = {"hands": [["6S", "7C", "7D", "KS", "7H", "TC"], ["7S", "8S", "AD", "8D", "8H", "JH"]],
+               "talon": ["9D", "6C", "QD", "9S", "TS", "6D", "JC", "AH", "6H"], "trump": "6H",
+               "attacker": 0}
+
+
+def test_a_refused_cover_is_attributed_among_plain_covers_not_to_the_named_suit_plays_listed_too(spec):
+    """An engine held to the earliest unbeaten card that also lets any card be played as a named
+    suit refuses to cover the later 7D and lists `8S=C` and the like: the refusal is the target
+    rule's (the named-suit plays are another group of the set, another rule's), as it is when
+    the engine lists no such play."""
+    rs = spec.ruleset("podkidnoy", {})
+    played = [Observation(a, True) for a in ("0 attack 6S", "1 cover 6S with 7S", "0 throw 7C",
+                                             "0 throw 7D")]
+    plain = ["1 cover 7C with 8H", "1 cover 7C with JH", "1 take", "0 throw 7H", "0 pass"]
+    named = ["1 cover 7C with 8S=C", "1 cover 7C with AD=C", "1 cover 7C with 8D=H", "0 throw 7H=S"]
+    for legal in (plain, plain + named):
+        found = attribute(rs, COVER_SETUP, played + [Observation("1 cover 7D with AD", False, legal=legal)])
+        assert (found.rule, found.check) == ("defence.target", "verdict"), (legal, found)
