@@ -580,6 +580,8 @@ class Session:
             marks = self._differences(res, run_rs, case, observations, differences) \
                 if differences else []
             self._observed(run_rs, case, observations, marks, res)
+            if res.status == "fail" and res.steps_run < len(played.steps):
+                self._after_first_attacker(res, run_rs, played, own, values)
         except EngineSkipped as exc:
             res.status, res.message = "skip", f"the engine skipped it: {exc}"
             res.skip_reason = res.message
@@ -591,6 +593,55 @@ class Session:
         if res.status in ("pass", "fail"):
             self._alike[alike] = copy.deepcopy(res)
         return self._finish(res, t0)
+
+    def _after_first_attacker(self, res: Result, ruleset, played: Case, own: str, values: dict) -> None:
+        """A case that ended at its start because the engine lets another player open the deal
+        (the first-attacker rule decides the difference) is played again with the reference's
+        first attacker given in the setup (PROTOCOL.md, Setup: `attacker`), so that the rules
+        the case is about are still tested: one bug does not hide another. The differences of
+        that game join the run's later differences (one of a rule and kind already reported is
+        a repeat of it), marked `first_attacker_given`; the game joins the evidence."""
+        first = ruleset.decisions["first_attacker"].rule.id
+        if "attacker" in played.setup or res.step not in (None, 0) or res.rule != first:
+            return
+        try:
+            game = Game(ruleset, Setup.from_json(played.setup, ruleset.deck, ruleset.player_limits))
+        except DurakError:
+            return
+        pinned = replace(played, setup={**played.setup, "attacker": game.state.attacker})
+        observations: list[Observation] = []
+        differences: list = []
+        probe = Result(res.case, res.variant, "pass")
+        try:
+            try:
+                self._play(self.adapter, pinned, own, values, self.hello.get("levels", []),
+                           observations=observations, differences=differences)
+            except Mismatch as m:
+                differences.append((m, len(observations) - 1))
+            found = self._differences(probe, ruleset, pinned, observations, differences) \
+                if differences else []
+        except (EngineSkipped, EngineError):
+            return
+        except EngineFault:
+            self._restart()
+            return
+        if found:  # the first difference of that game, as a record like the later ones
+            head = {"step": probe.step, "action": probe.action, "check": probe.check,
+                    "want": probe.want, "have": probe.have, "message": probe.message,
+                    "rule": probe.rule, "diagnosis": probe.diagnosis, "observation": found[0][0]}
+            found = [(at, head if r is probe else r) for at, r in found]
+        seen = {(res.rule, _record_kind(res.check, res.want, res.have)): res}
+        seen.update({(d["rule"], _record_kind(d["check"], d["want"], d["have"])): d
+                     for d in res.differences})
+        marks = []
+        for at, record in found:
+            key = (record["rule"], _record_kind(record["check"], record["want"], record["have"]))
+            if key not in seen and len(res.differences) < MAX_DIFFERENCES:
+                seen[key] = record
+                record["first_attacker_given"] = True
+                res.differences.append(record)
+            marks.append((at, seen.get(key, record)))
+        self._observed(ruleset, pinned, observations, marks, res)
 
     def _behaviour(self, ruleset) -> tuple:
         key = self._behaviours.get(id(ruleset))
@@ -865,9 +916,13 @@ MAX_DIFFERENCES = 10  # later differences kept per case run
 
 def _kind(m: Mismatch) -> str:
     """The family of a difference, for telling two differences of one run apart."""
-    if m.check == "legal" and isinstance(m.want, list) and isinstance(m.have, list):
-        return "legal+" if set(m.have) - set(m.want) else "legal-"
-    return m.check or ""
+    return _record_kind(m.check, m.want, m.have)
+
+
+def _record_kind(check, want, have) -> str:
+    if check == "legal" and isinstance(want, list) and isinstance(have, list):
+        return "legal+" if set(have) - set(want) else "legal-"
+    return check or ""
 
 
 REACHED: dict = {}  # (spec, variant, case id, setup) -> fromdeal.Reached, for every session

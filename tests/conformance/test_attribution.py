@@ -354,3 +354,22 @@ def test_a_refused_cover_is_attributed_among_plain_covers_not_to_the_named_suit_
     for legal in (plain, plain + named):
         found = attribute(rs, COVER_SETUP, played + [Observation("1 cover 7D with AD", False, legal=legal)])
         assert (found.rule, found.check) == ("defence.target", "verdict"), (legal, found)
+
+
+def test_a_wrong_first_attacker_does_not_hide_the_rule_the_case_is_about(spec, shipped_suite):
+    """An engine whose highest trump leads refuses the opening of defence/cover_in_any_order,
+    which would end the case there; the case is played again with the reference's first
+    attacker given in the setup, and the engine's refusal to cover the later card shows under
+    its own rule, as a later difference of the run, with the evidence of both games."""
+    names = "first_attacker_highest_trump+cover_earliest_only"
+    evidence = Evidence()
+    [result] = run_cases(spec, f"python:durak_spec.conformance.examples.mutants:{names}",
+                         jobs_of(shipped_suite, Selection(cases=("defence/cover_in_any_order",),
+                                                          variants=("podkidnoy",))), evidence=evidence)
+    assert (result.rule, result.step) == ("start.lowest_trump", 0)
+    [later] = result.differences
+    assert (later["rule"], later["check"], later["first_attacker_given"]) == \
+        ("defence.target", "verdict", True)
+    assert [g[1].get("attacker") for g in evidence.games] == [None, 0]
+    assert sorted(p["rule"] for p in find_problems([result], evidence)) == \
+        ["defence.target", "start.lowest_trump"]
