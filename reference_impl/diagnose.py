@@ -1149,8 +1149,10 @@ def _older_cards(point: _Point, eng: dict) -> list[str]:
     """Cards the engine holds that no step up to this one brought where it shows them: in a
     player's hand where the reference has them neither before nor after the step, nor on the
     table before or after it, nor in the talon when the bout ends at the step on either side (the draw follows); or
-    shown twice (in a hand and on the table) where the deck has
-    one copy, but the step's own card. An older difference than whatever this step decides."""
+    shown twice (in a hand and on the table, or in two hands) where the deck has one copy, but
+    the step's own card and, where the engine ends the bout at the step, the table's cards (a
+    pickup that leaves a thrown card with its thrower too is this step's). An older difference than
+    whatever this step decides."""
     hands = eng.get("hands")
     b, a = point.before.state, point.after.state
     if point.action is None or not isinstance(hands, list) or len(hands) != b.n or \
@@ -1173,8 +1175,12 @@ def _older_cards(point: _Point, eng: dict) -> list[str]:
     if point.before.ruleset.deck.copies == 1 and isinstance(eng.get("table"), list):
         shown = [str(c).split("=")[0] for c in [c for h in hands for c in h] + [  # a card, not its named suit
             c for pair in eng["table"] if isinstance(pair, list) for c in pair if c is not None]]
-        moved = point.action.card.real.text if point.action.card is not None else None
-        out += [c for c in dict.fromkeys(shown) if shown.count(c) > 1 and c not in out and c != moved]
+        # the step's own card, and the table's cards where the engine ends the bout at the step
+        # (its pickup may leave a copy with the thrower), moved now; a card the engine still
+        # shows on the table and in a hand was in that hand before the step
+        moved = {point.action.card.real.text} if point.action.card is not None else set()
+        moved |= table if b.table and eng.get("table") == [] else set()
+        out += [c for c in dict.fromkeys(shown) if shown.count(c) > 1 and c not in out and c not in moved]
     return out
 
 

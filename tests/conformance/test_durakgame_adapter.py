@@ -38,6 +38,21 @@ steps:
 - do: 0 throw 9D
   state: {hands: [[KC, 6C, 7C, 8C, QS, KS], [TS, 7S, QD, JC, AD, 6D, 9S, 9D]]}
 ---
+id: defence/pickup_keeps_thrown
+description: The defender takes, the attacker throws one card in and passes; the pickup is the step
+  that leaves that card with its thrower too (not the throw-in before it)
+rules: [bout.taken, throw_in.after_take]
+setup: {hands: [[6S, 7C, 7D, KS, 7H, TC], [7S, 8S, AD, 8D, 8H, JH]],
+        talon: [9D, 6C, QD, 9S, TS, 6D, JC, AH, 6H], trump: 6H, attacker: 0}
+steps:
+- do: 0 attack 6S
+- do: 1 cover 6S with 7S
+- do: 0 throw 7C
+- do: 1 take
+- do: 0 throw 7D
+- do: 0 pass
+  state: {hands: [[KS, 6C, TC, 9D, QD, 7H], [6S, 7S, 8S, 7C, 7D, 8D, AD, 8H, JH]]}
+---
 id: draw/taker_draws
 description: A defender who took and holds fewer than six cards draws after the attacker
 rules: [draw.who, bout.taken]
@@ -170,6 +185,7 @@ def test_check_runs_durakgame_under_its_house_rules_and_names_the_rule_of_each_b
     assert meta["engine"]["name"] == "durakgame"
     assert {r.status for r in results} <= {"pass", "fail", "skip"}
     for case_id, check, rule in (("defence/throw_in_kept", "state.hands", "bout.taken"),
+                                 ("defence/pickup_keeps_thrown", "state.hands", "bout.taken"),
                                  ("draw/taker_draws", "state.hand_sizes", "draw.who"),
                                  ("limits/first_bout_take", "state.taking", "limits.first_bout")):
         r = got[(case_id, "podkidnoy")]
@@ -203,7 +219,7 @@ def test_durak_check_cli_exits_1_and_writes_the_report(cases_dir, tmp_path):
                                       "--report", str(report), "-q"])
     assert result.exit_code == 1, result.output
     data = json.loads(report.read_text())
-    assert data["summary"]["fail"] == 3 and data["summary"]["error"] == 0
+    assert data["summary"]["fail"] == 4 and data["summary"]["error"] == 0
 
 
 def test_every_action_legal_lists_is_accepted_in_random_games(spec):
