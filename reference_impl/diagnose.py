@@ -1015,9 +1015,7 @@ def _older_draw_rule(point: _Point, eng: dict) -> str:
     ref = point.before.state.hands
     if not isinstance(hands, list) or len(hands) != len(ref):
         return "draw.order"
-    talon = point.before.state.talon
-    if len(talon) > 1 and all(isinstance(h, list) for h in hands) and \
-            any(talon[-1].text in h for h in hands):  # a card drawn from the talon's other end
+    if all(isinstance(h, list) for h in hands) and _turn_up_held(point, eng):
         return point.before.ruleset.decisions["trump_suit"].rule.id
     counts = []
     for seat, hand in enumerate(hands):
@@ -1028,6 +1026,15 @@ def _older_draw_rule(point: _Point, eng: dict) -> str:
             return "draw.order"
         counts.append((len(mine & drawn), len(theirs & drawn)))
     return "draw.order" if all(x == y for x, y in counts) else "draw.who"
+
+
+def _turn_up_held(point: _Point, eng: dict) -> bool:
+    """The engine holds the turn-up while the reference's talon still has it under other cards:
+    it took cards from the talon's other end, where the turn-up lies (by a draw, or the
+    exchange of poker durak), and the rule that says where it lies decides."""
+    talon, hands = point.before.state.talon, eng.get("hands")
+    return len(talon) > 1 and isinstance(hands, list) and \
+        any(isinstance(h, list) and talon[-1].text in h for h in hands)
 
 
 def _hands_older(point: _Point, eng: dict) -> bool:
@@ -1064,6 +1071,8 @@ def _field_finding(point: _Point, fields: list[str], eng: dict, engine_moved: bo
         rule = stage[1]
         if rule == "draw" and stage[0] == STAGE["older"]:
             rule = _older_draw_rule(point, eng)
+        elif stage[0] == STAGE["older"] and f in ("hands", "hand_sizes") and _turn_up_held(point, eng):
+            rule = point.before.ruleset.decisions["trump_suit"].rule.id
         elif rule == "draw":
             rule = _draw_rule(b, a, eng, point.before.ruleset.decisions["trump_suit"].rule.id) \
                 or point.stages.get("table", (0, None))[1]

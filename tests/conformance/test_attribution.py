@@ -373,3 +373,19 @@ def test_a_wrong_first_attacker_does_not_hide_the_rule_the_case_is_about(spec, s
     assert [g[1].get("attacker") for g in evidence.games] == [None, 0]
     assert sorted(p["rule"] for p in find_problems([result], evidence)) == \
         ["defence.target", "start.lowest_trump"]
+
+
+def test_an_exchange_from_the_turn_up_end_of_the_talon_is_where_the_turn_up_lies(spec):
+    """Poker durak's exchange takes the top two cards of the talon; an engine that takes them from
+    the other end, where it keeps the turn-up, then refuses to give back AC TC, which it never got.
+    The rule placing the turn-up decides it (as for a draw), not the deal."""
+    rs = spec.ruleset("poker_durak", {})
+    setup = {"hands": [["7S", "8D", "9C", "JH", "QS", "KC"], ["6C", "9D", "8C", "QD", "7H", "JD"]],
+             "talon": ["AC", "TC", "KS", "AD", "6S", "9S", "TD", "AH"], "trump": "AH", "attacker": 0}
+
+    def refused(got):
+        hands = [["9C", "JH", "QS", "KC", *got], ["6C", "9D", "8C", "QD", "7H", "JD"]]
+        return attribute(rs, setup, [Observation("0 exchange 7S 8D", True),
+                                     Observation("0 exchange AC TC", False, state={"hands": hands})])
+    assert refused(["TD", "AH"]).rule == "deck.trump"
+    assert refused(["KS", "AD"]).rule != "deck.trump"
