@@ -21,6 +21,7 @@ advised (target: all).
     python bench/attribution.py --multi                 # only the engines with several bugs
     python bench/attribution.py --engine cap_five --engine trump_beats_only_trump+cap_five
     python bench/attribution.py --area defence --area limits
+    python bench/attribution.py --per-rule 3           # 3 cases naming each broken rule (a sample)
 """
 
 from __future__ import annotations
@@ -75,6 +76,20 @@ def engines(multi_only: bool = False):
     return out
 
 
+def per_rule(cases: list, rules: list, n: int) -> list:
+    """The first `n` of `cases` that name each of `rules` (hand-written cases before generated
+    ones), in the suite's order; for a rule no case names (deck.deal: every deal plays it), the
+    first `n` whole games (golden/*), which is said."""
+    picked: set = set()
+    for rule in rules:
+        naming = sorted((c for c in cases if rule in c.rules), key=lambda c: c.generated is not None)
+        if not naming:
+            naming = [c for c in cases if c.id.startswith("golden/")]
+            print(f"sample: no selected case names {rule}: {min(n, len(naming))} whole game(s) instead")
+        picked.update(c.id for c in naming[:n])
+    return [c for c in cases if c.id in picked]
+
+
 def run(spec, cases, adapter: str, selection: Selection):
     """The results of one engine on the cases, and its problems."""
     session = Session(spec, make_adapter(adapter, TIMEOUT, spec), adapter_name=adapter, check_cases=False)
@@ -98,11 +113,13 @@ def main(argv=None) -> int:
     parser.add_argument("--case", action="append", default=[], help="only these cases (globs)")
     parser.add_argument("--every", type=int, default=1, metavar="N",
                         help="only every Nth selected case, in the suite's order (a sample)")
+    parser.add_argument("--per-rule", type=int, default=0, metavar="N",
+                        help="only the first N selected cases that name each rule an engine "
+                             "breaks, hand-written ones first (a sample that tests every broken rule)")
     args = parser.parse_args(argv)
     spec = load_spec()
     suite = load_suite(spec)
     selection = Selection(cases=tuple(args.case), areas=tuple(args.area))
-    cases = [c for c in suite.cases if selection.picks(c)][::max(1, args.every)]
     rows = engines(args.multi)
     if args.engine:
         known = {e[0] for e in rows}
@@ -113,6 +130,13 @@ def main(argv=None) -> int:
                 rows.append((name, f"python:durak_spec.conformance.examples.mutants:{name}",
                              {m.breaks for m in mutants},
                              [m.as_option for m in mutants if m.as_option]))
+    cases = [c for c in suite.cases if selection.picks(c)]
+    if args.per_rule:
+        cases = per_rule(cases, sorted({r for row in rows for r in row[2]}), args.per_rule)
+    cases = cases[::max(1, args.every)]
+    print(f"sample: {len(cases)} of {len(suite.cases)} cases"
+          + (f", the first {args.per_rule} naming each broken rule" if args.per_rule else "")
+          + (f", every {args.every}th" if args.every > 1 else ""))
     t0 = time.perf_counter()
     bugs = problems_all = problems_right = runs_all = runs_right = 0
     advised_right = advised_wrong = options_all = options_found = hinted = 0
