@@ -310,8 +310,6 @@ class Compiler:
             raise self.error(f"unknown name {n!r} in clause.{suggest(n, known)}")
         if entry.args is not None:
             raise self.error(f"{n!r} is a function of ({', '.join(entry.args)}); call it")
-        if entry.code in _CONSTANT_CODE:  # a name the ruleset knows the value of
-            return Emitted(entry.type, entry.code, True, _CONSTANT_CODE[entry.code], frozenset({n}))
         return Emitted(entry.type, f"({entry.code})", names=frozenset({n}))
 
     def _definition(self, n: str, bound: dict | None = None) -> Emitted:
@@ -513,8 +511,6 @@ class Compiler:
                 raise self.error(f"{fname}() needs a {want} argument, got {em.type}")
             args.append(em.src)
             names |= em.names
-        if entry.code in _CONSTANT_CODE:
-            return Emitted(entry.type, entry.code, True, _CONSTANT_CODE[entry.code], names)
         return Emitted(entry.type, "(" + entry.code.format(*args) + ")", names=names)
 
     def _iterable(self, fname: str, it: ast.AST) -> tuple[str, str, frozenset]:
@@ -615,9 +611,6 @@ def _argmax(pairs):
             best, seat = k, s
     return seat
 
-
-# The code of a vocabulary name whose value is known where it is compiled (ruleset.NO_TEAMS).
-_CONSTANT_CODE = {"True": True, "False": False}
 
 # The only globals generated code sees.
 RUNTIME = {"__builtins__": {}, "all": all, "any": any, "sum": sum, "min": min, "max": max,

@@ -77,11 +77,6 @@ PROGRAM = (("draw_order_fn", "draw_order"),)
 TARGET_READ = re.compile(r"\btarget((?:\.\w+)+)")  # an attribute of the target card: target.real.suit
 
 
-# What the team vocabulary is where no layout seats teams (Ruleset.seating): constants, so that
-# the generated program drops the conditions on teams
-NO_TEAMS = {"teammate": Name(BOOL, "False", (SEAT, SEAT)), "team_play": Name(BOOL, "False")}
-
-
 def _deadlock(ruleset_name: str):
     raise RuntimeError(f"interpreter deadlock: nobody can act and no bout-end rule applies "
                        f"(ruleset {ruleset_name})")
@@ -398,16 +393,13 @@ class Ruleset:
                                  if e.args is not None else e)
                              for n, e in vocab.STATE.items()}
         env.vocab = dict(_HOISTED[key])
-        if not self._seating:  # no teams at any player count: everyone is a team of one
-            env.vocab.update(NO_TEAMS)
         return Compiler(env, file, path)
 
     def _bout_end(self, event: str) -> tuple[str, set[str]]:
         """Source of a BOUT_ENDS decision over the `_v_` locals, and the state names it reads.
         settle writes `any_throw` just before, so that one is read from the state."""
         rule = self.decisions[event].rule
-        return self._memo(("end", event, rule.id, rule.clause, self._read_key(rule.clause),
-                           bool(self._seating)),
+        return self._memo(("end", event, rule.id, rule.clause, self._read_key(rule.clause)),
                           lambda: self._bout_end_src(rule))
 
     def _bout_end_src(self, rule) -> tuple[str, set[str]]:
@@ -420,7 +412,7 @@ class Ruleset:
         rules = tuple((cr.rule.id, cr.rule.clause, self._read_key(cr.rule.clause))
                       for cr in self.legality[kind])
         forms = tuple(sorted(f.index for fs in self.named_forms.get(kind, {}).values() for f in fs))
-        return self._memo(("block", kind, out, rules, forms, bool(self._seating)),
+        return self._memo(("block", kind, out, rules, forms),
                           lambda: self._block_lines(kind, out))
 
     def _block_lines(self, kind: str, out: str) -> tuple[list[str], set[str]]:

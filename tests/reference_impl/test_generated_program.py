@@ -119,22 +119,3 @@ def test_a_condition_that_loops_is_tested_after_the_plain_ones_of_its_level(spec
     swap = src[src.index("# swap"):]
     test = next(line for line in swap.splitlines() if "s.in_play()" in line)
     assert test.index("_v_turn_up_rank") < test.index("s.in_play()"), test
-
-
-def test_team_conditions_are_dropped_only_where_no_layout_seats_teams(spec_copy):
-    """Without teams at any player count (teams = none), teammate() is false and team_play too,
-    so the generated throw-ins test no partner of the defender; with teams they do, even where a
-    ruleset without them compiled the same rules first and shares its compiled pieces (the key
-    of those pieces says whether the ruleset seats teams), and play as the team ruleset alone."""
-    shared = spec_copy.load()
-    alone = spec_copy.load().ruleset("podkidnoy", {"teams": "two_teams"})
-    plain = shared.ruleset("podkidnoy")
-    teams = shared.ruleset("podkidnoy", {"teams": "two_teams"})
-    throw = next(line for line in plain.source.splitlines() if "row = _T_throw[seat]" in line)
-    assert "_c_team[" not in plain.source and "team_play" not in plain.source, throw
-    assert "_c_team[" in teams.source and teams.source == alone.source
-    for seed in range(3):
-        one, two = Game.from_seed(teams, 4, seed), Game.from_seed(alone, 4, seed)
-        one.play_out(random.Random(seed).choice, 5000)
-        two.play_out(random.Random(seed).choice, 5000)
-        assert state_json(one.state) == state_json(two.state)
