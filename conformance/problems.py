@@ -52,7 +52,8 @@ class Evidence:
             return self._verdicts[key]
         ok = bool(self.games)
         for ruleset, setup, observations, marks in sorted(self.games, key=lambda g: not g[3]):
-            observations = leave_out(observations, [i for i, r in marks if id(r) in skip])
+            observations = _narrowed(leave_out(observations, [i for i, r in marks if id(r) in skip]),
+                                     [(i, r) for i, r in marks if id(r) not in skip])
             try:
                 rs = variant_ruleset(ruleset.spec, ruleset.preset, {**ruleset.options, **change})
             except DurakError:
@@ -63,6 +64,28 @@ class Evidence:
                 break
         self._verdicts[key] = ok
         return ok
+
+
+def _narrowed(observations: list, marks: list) -> list:
+    """The observations with each one at a difference of this problem (`marks`) narrowed to what
+    that difference compares (the verdict; the legal set; a state field): the engine's state and
+    legal set asked for there, to diagnose it, may show another bug no step compared, since the
+    case ended at it."""
+    if not marks:
+        return observations
+    out = list(observations)
+    for i, record in marks:
+        if not 0 <= i < len(out):
+            continue
+        obs, check = out[i], (record.get("check") if isinstance(record, dict) else
+                              getattr(record, "check", None)) or ""
+        if check == "legal":
+            out[i] = Observation(obs.action, obs.accepted, legal=obs.legal)
+        elif check.startswith("state.") and isinstance(obs.state, dict) and check[6:] in obs.state:
+            out[i] = Observation(obs.action, obs.accepted, state={check[6:]: obs.state[check[6:]]})
+        else:
+            out[i] = Observation(obs.action, obs.accepted)
+    return out
 
 
 class _Difference:
@@ -275,6 +298,8 @@ def confirmed_advice(candidates: list, evidence: Evidence, others=()) -> dict | 
     option that the run does not tell apart (no Weli, or a Weli of a suit never played) name one
     house rule; the first, the nearest, is advised."""
     confirmed = [c for c in candidates if evidence.confirms(c, others)]
+    # a candidate that adds a change to another confirmed one explains nothing more
+    confirmed = [c for c in confirmed if not any(o != c and o.items() <= c.items() for o in confirmed)]
     if not confirmed:
         return None
     if any(set(c) != set(confirmed[0]) for c in confirmed[1:]):

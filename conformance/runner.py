@@ -42,7 +42,7 @@ from durak_spec.conformance.transport import (
     PythonAdapter,
     Reply,
 )
-from durak_spec.reference_impl.diagnose import Observation, diagnose
+from durak_spec.reference_impl.diagnose import Observation, action_group, diagnose
 from durak_spec.reference_impl.errors import ClauseError, DurakError
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.model import rule_options, value_text
@@ -663,6 +663,7 @@ class Session:
         another kind) is diagnosed too and kept in `res.differences`. Returns each difference's
         observation and the record that reports it (a repeat of one under the same rule, that
         one's)."""
+        found = [(part, at) for m, at in found for part in _by_kind(m)]
         m, at = found[0]
         res.status, res.step, res.action, res.check = "fail", m.step, m.action, m.check
         res.want, res.have, res.message = m.want, m.have, m.message
@@ -768,6 +769,7 @@ class Session:
             return
         last = observations[-1]
         levels = self.hello.get("levels", []) if live else []
+        part = getattr(m, "part", None)
         try:
             if last.state is None or set(last.state) < set(STATE_FIELDS):
                 if "state" in levels:
@@ -780,6 +782,8 @@ class Session:
         if model is not None and not model.canonical:
             observations = self._atomic(ruleset, case, observations)
             settled = ()  # indexes of the engine's moves, not of these actions
+        elif part is not None:  # one group's difference of a legal set, diagnosed alone
+            observations = observations[:-1] + [replace(observations[-1], legal=part, parsed=None)]
         try:
             found = diagnose(ruleset, case.setup, observations, budget=self.diagnose_budget,
                              memo=self._diagnose_memo, search=search, settled=settled)
@@ -916,7 +920,34 @@ MAX_DIFFERENCES = 10  # later differences kept per case run
 
 def _kind(m: Mismatch) -> str:
     """The family of a difference, for telling two differences of one run apart."""
-    return _record_kind(m.check, m.want, m.have)
+    return _record_kind(m.check, m.want, getattr(m, "part", None) or m.have)
+
+
+def _by_kind(m: Mismatch) -> list:
+    """A legal-set difference as one difference per group of actions that differ (a throw and a
+    pass together, a named-suit play apart: diagnose.action_group): two rules broken at once show
+    in one legal set (a seventh card offered, and a trump cover left out), each under its own
+    rule, and the option value that explains one is not refused for the other's difference.
+    Each part keeps the engine's whole legal set as `have`, and the set with its group's
+    difference alone as `part`. A set in which openings differ is not split: a bout over on one
+    side only (the next bout's attacks listed against the throw-ins and passes of this one) is
+    one difference, the bout end's."""
+    if m.check != "legal" or not isinstance(m.want, list) or not isinstance(m.have, list):
+        return [m]
+    want, have = {str(a) for a in m.want}, {str(a) for a in m.have}
+    groups: dict = {}
+    for text in sorted(have - want) + sorted(want - have):
+        groups.setdefault(action_group(text), ([], []))[text in want].append(text)
+    if len(groups) < 2 or any(g[0] == "attack" for g in groups):
+        return [m]
+    where = m.message.split(": missing")[0]
+    out = []
+    for more, fewer in groups.values():
+        part = Mismatch(m.step, m.action, m.check, m.want, m.have,
+                        f"{where}: missing {fewer or '-'}, extra {more or '-'}")
+        part.part = sorted((want - set(fewer)) | set(more))
+        out.append(part)
+    return out
 
 
 def _record_kind(check, want, have) -> str:

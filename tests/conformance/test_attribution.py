@@ -389,3 +389,23 @@ def test_an_exchange_from_the_turn_up_end_of_the_talon_is_where_the_turn_up_lies
                                      Observation("0 exchange AC TC", False, state={"hands": hands})])
     assert refused(["TD", "AH"]).rule == "deck.trump"
     assert refused(["KS", "AD"]).rule != "deck.trump"
+
+
+def test_two_rules_broken_in_one_legal_set_are_two_differences_and_the_option_value_is_advised(
+        spec, shipped_suite):
+    """An engine with no cap whose trumps beat no plain card (and three more bugs) offers a
+    seventh card where the reference lists a trump cover instead: one legal set, two kinds of
+    action. Each kind's difference is diagnosed alone, so the cap's is explained by
+    max_attack_cards = null alone (not with trump = none, which would hide the trump bug), and
+    the evidence at the cap's own differences is what they compare, not the trump cover the
+    engine's legal set also leaves out there."""
+    names = "trump_beats_only_trump+take_when_all_beaten+beaten_off_skips_defender+out_before_draw+no_cap"
+    evidence = Evidence()
+    jobs = jobs_of(shipped_suite, Selection(cases=("limits/cap_with_eight_card_defender",
+                                                   "limits/cap_three_players")))
+    results = run_cases(spec, f"python:durak_spec.conformance.examples.mutants:{names}", jobs,
+                        evidence=evidence)
+    advice = {p["rule"]: p["advice"] for p in find_problems(results, evidence)}
+    assert advice["limits.cap"] == {"max_attack_cards": None}
+    assert "defence.beat" in advice
+
