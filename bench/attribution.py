@@ -78,8 +78,8 @@ def engines(multi_only: bool = False):
 
 def per_rule(cases: list, rules: list, n: int) -> list:
     """The first `n` of `cases` that name each of `rules` (hand-written cases before generated
-    ones), in the suite's order; for a rule no case names (deck.deal: every deal plays it), the
-    first `n` whole games (golden/*), which is said."""
+    ones), in the suite's order; for a rule no case names, the first `n` whole games (golden/*),
+    which is said."""
     picked: set = set()
     for rule in rules:
         naming = sorted((c for c in cases if rule in c.rules), key=lambda c: c.generated is not None)

@@ -999,8 +999,8 @@ def _draw_rule(before, after, eng: dict, turn_up_rule: str) -> str | None:
     if any(seat in drawers and eng_drawn[seat] <= 0 and not after.out[seat] for seat in eng_out):
         return "end.out"  # out before the draw, so it drew nothing: going out decides it
     for seat in range(n):
-        if eng_drawn[seat] > 0 and seat not in drawers:
-            return "draw.who"
+        if eng_drawn[seat] > 0 and (seat not in drawers or eng_sizes[seat] > size):
+            return "draw.who"  # a seat that draws, or draws beyond a full hand: who draws how many
         if seat in drawers and eng_sizes[seat] < size and isinstance(eng_talon, int) and eng_talon > 0:
             return "draw.who"
     return "draw.order"

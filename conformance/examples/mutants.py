@@ -116,7 +116,8 @@ TABLE = [
     # Bugs seen in real engines (issue 21), and option values an engine may play without saying.
     M("no_cap", "limits.cap", "a bout holds any number of attack cards",
       options=(("max_attack_cards", None),), as_option=("max_attack_cards", None)),
-    M("hand_size_seven", "deck.deal", "players draw up to seven cards",
+    # a case gives the hands dealt, so the hand size shows where a draw fills hands up to it
+    M("hand_size_seven", "draw.who", "players draw up to seven cards",
       options=(("hand_size", 7),), as_option=("hand_size", 7)),
     M("cover_earliest_only", "defence.target", "only the earliest unbeaten card may be covered",
       quirk="earliest_target"),

@@ -409,3 +409,20 @@ def test_two_rules_broken_in_one_legal_set_are_two_differences_and_the_option_va
     assert advice["limits.cap"] == {"max_attack_cards": None}
     assert "defence.beat" in advice
 
+
+def test_hands_filled_beyond_the_hand_size_are_who_draws_how_many_not_the_draw_order(spec):
+    """An engine that fills hands up to seven gives the attacker seven cards and leaves the
+    defender short of the talon's last card: the draw's sizes differ, which is draw.who's (the
+    hand size it fills up to), not the order's, though the defender draws less too."""
+    rs = spec.ruleset("podkidnoy", {})
+    setup = {"hands": [["6S", "8S", "9S", "TS", "JS", "QS"], ["7S", "6C", "7C", "8C", "9C", "TC"]],
+             "talon": ["6D", "7D", "8D"], "trump": "8D", "attacker": 0}
+    played = [Observation("0 attack 6S", True)]  # the cover ends the bout: nobody can add
+
+    def drawn(hands):
+        return attribute(rs, setup, played + [Observation("1 cover 6S with 7S", True,
+                                                          state={"hands": hands})])
+    full = [["8S", "9S", "TS", "JS", "QS", "6D"], ["6C", "7C", "8C", "9C", "TC", "7D"]]
+    assert drawn(full).rule is None
+    assert drawn([full[0] + ["7D"], full[1][:-1] + ["8D"]]).rule == "draw.who"
+    assert drawn([full[0][:-1] + ["7D"], full[1][:-1] + ["6D"]]).rule == "draw.order"
