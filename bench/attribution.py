@@ -77,12 +77,13 @@ def engines(multi_only: bool = False):
 
 
 def per_rule(cases: list, rules: list, n: int) -> list:
-    """The first `n` of `cases` that name each of `rules` (hand-written cases before generated
-    ones), in the suite's order; for a rule no case names, the first `n` whole games (golden/*),
-    which is said."""
+    """The first `n` of `cases` that name each of `rules` (hand-written cases of the rule's own
+    area first, then the other hand-written ones, then generated ones), in the suite's order; for
+    a rule no case names, the first `n` whole games (golden/*), which is said."""
     picked: set = set()
     for rule in rules:
-        naming = sorted((c for c in cases if rule in c.rules), key=lambda c: c.generated is not None)
+        naming = sorted((c for c in cases if rule in c.rules),
+                        key=lambda c: (c.generated is not None, c.id.split("/")[0] != rule.split(".")[0]))
         if not naming:
             naming = [c for c in cases if c.id.startswith("golden/")]
             print(f"sample: no selected case names {rule}: {min(n, len(naming))} whole game(s) instead")
