@@ -79,9 +79,12 @@ def jobs_of(suite, selection: Selection | None = None) -> list:
     return [(c, v) for c in suite.cases if selection.picks(c) for v in selection.variants_of(c)]
 
 
-def run_cases(spec, adapter_name: str, jobs, *, check_cases: bool = False, timeout: float = 5.0,
+def run_cases(spec, adapter_name: str, jobs, *, check_cases: bool = False, timeout: float = 60.0,
               diagnose_budget: float = 30.0, evidence=None):
-    """Run jobs in one session, without reloading spec/ or the cases. `diagnose_budget` is the
+    """Run jobs in one session, without reloading spec/ or the cases. `timeout` bounds each
+    answer of the engine: these tests are about what engines answer, not how fast, and on a loaded
+    machine an example engine's first answer (building its rulesets) has taken over 5 s, the
+    command line's default (the tests of deadlines set their own). `diagnose_budget` is the
     safety limit in seconds of the counterfactual search of one failure (the search stops at a
     count of variants, diagnose.SEARCH_LIMIT, so two runs' diagnoses compare whole). Pass an
     `evidence` (problems.Evidence) to keep what the engine did, to confirm advice with."""
