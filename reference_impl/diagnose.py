@@ -805,13 +805,15 @@ def kind_group(kind: str) -> tuple:
     return next((g for g in KIND_GROUPS if kind in g), (kind,))
 
 
-def action_group(text: str) -> tuple:
+def action_group(text: str, extra: bool = False) -> tuple:
     """The group an action's text falls in when a legal-set difference is split: its kind's
-    (KIND_GROUPS), with the plays of a card as a named suit (`8S=C`) apart: whether a card may be
-    played as another suit is the named-suit rule's matter, whatever else differs in the set."""
+    (KIND_GROUPS), with the engine's `extra` plays of a card as a named suit (`8S=C`) apart:
+    whether a card may be played as another suit at all is the named-suit rule's matter, whatever
+    else differs in the set. A named-suit play the engine leaves out stays with its kind (a Weli
+    played as a trump is refused with the other trumps by an engine whose trumps beat nothing)."""
     words = text.split()
     group = kind_group(words[1] if len(words) > 1 else "")
-    return group + ("=",) if "=" in text else group
+    return group + ("=",) if extra and "=" in text else group
 
 
 def _own_group(game: Game, engine_legal: set[str], text: str) -> set[str]:
@@ -819,9 +821,9 @@ def _own_group(game: Game, engine_legal: set[str], text: str) -> set[str]:
     (action_group), the others as the reference has them: an action the engine refuses is
     attributed among its own kind, not to another bug that shows in the same set (as
     legal_differences splits a set, and fuzz a refusal)."""
-    group = action_group(text)
-    return {t for t in _legal_texts(game) if action_group(t) != group} | \
-        {t for t in engine_legal if action_group(t) == group}
+    group, ref = action_group(text), _legal_texts(game)
+    return {t for t in ref if action_group(t) != group} | \
+        {t for t in engine_legal if action_group(t, t not in ref) == group}
 
 
 def legal_differences(game: Game, engine_legal, history=()) -> list[tuple[str | None, list, list]]:
@@ -835,7 +837,7 @@ def legal_differences(game: Game, engine_legal, history=()) -> list[tuple[str | 
     extra, missing = sorted(eng - ref), sorted(ref - eng)
     groups: dict = {}
     for text in extra + missing:
-        groups.setdefault(action_group(text), ([], []))[text in ref].append(text)
+        groups.setdefault(action_group(text, text not in ref), ([], []))[text in ref].append(text)
     out = []
     for group, (more, fewer) in groups.items():
         if len(groups) == 1:

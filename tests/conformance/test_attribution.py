@@ -426,3 +426,16 @@ def test_hands_filled_beyond_the_hand_size_are_who_draws_how_many_not_the_draw_o
     assert drawn(full).rule is None
     assert drawn([full[0] + ["7D"], full[1][:-1] + ["8D"]]).rule == "draw.who"
     assert drawn([full[0][:-1] + ["7D"], full[1][:-1] + ["6D"]]).rule == "draw.order"
+
+
+def test_a_legal_set_splits_off_the_named_suit_plays_the_engine_adds_not_those_it_leaves_out():
+    """Named-suit plays an engine lists beyond the reference's are the named-suit rule's matter,
+    apart from the covers it leaves out; a Weli played as a trump that it leaves out with the
+    plain trumps (its trumps beat no plain card) is one difference with them."""
+    from durak_spec.conformance.runner import Mismatch, _by_kind
+
+    def parts(want, have):
+        return len(_by_kind(Mismatch(3, "0 attack KH", "legal", want, have, "legal actions: x")))
+    want = ["1 cover KH with 6D=S", "1 cover KH with 8S", "1 cover KH with AH", "1 take"]
+    assert parts(want, ["1 cover KH with AH", "1 take"]) == 1
+    assert parts(want, want[1:] + ["1 cover KH with 8S=H"]) == 2
