@@ -1188,9 +1188,13 @@ def _older_cards(point: _Point, eng: dict) -> list[str]:
             c for pair in eng["table"] if isinstance(pair, list) for c in pair if c is not None]]
         # the step's own card, and the table's cards where the engine ends the bout at the step
         # (its pickup may leave a copy with the thrower), moved now; a card the engine still
-        # shows on the table and in a hand was in that hand before the step
+        # shows on the table and in a hand was in that hand before the step, and so was one that
+        # an action's own effect put on the table (a transfer's card, kept by the transferer)
         moved = {point.action.card.real.text} if point.action.card is not None else set()
-        moved |= table if b.table and eng.get("table") == [] else set()
+        last = point.provenance.get("_cards", {})
+        effects = {a["effect"] for a in ACTIONS.values() if a.get("effect")}
+        moved |= {c for c in table if last.get(c) not in effects} \
+            if b.table and eng.get("table") == [] else set()
         out += [c for c in dict.fromkeys(shown) if shown.count(c) > 1 and c not in out and c not in moved]
     return out
 

@@ -428,6 +428,21 @@ def test_hands_filled_beyond_the_hand_size_are_who_draws_how_many_not_the_draw_o
     assert drawn([full[0][:-1] + ["7D"], full[1][:-1] + ["6D"]]).rule == "draw.order"
 
 
+def test_a_card_kept_by_the_transferer_and_picked_up_by_the_taker_is_the_transfers_doing(spec):
+    """Seat 1 transfers with its last card and keeps it; seat 0 takes, and the engine shows 6C
+    in both hands. A copy left with whoever played it when a bout is taken is the pickup's doing
+    (durakgame's thrower), but a card that an action's own effect put on the table (a transfer's)
+    was kept by that effect: transfer.effect, not bout.taken."""
+    rs = spec.ruleset("perevodnoy", {})
+    setup = {"hands": [["6S", "7S", "8D"], ["6C"]], "talon": [], "trump": "6H"}
+    played = [Observation(a, True) for a in ("0 attack 6S", "1 transfer 6C", "0 cover 6S with 7S")]
+    taken = [["6S", "7S", "6C", "8D"], []]
+    assert attribute(rs, setup, played + [Observation("0 take", True, state={"hands": taken})]).rule is None
+    found = attribute(rs, setup, played + [Observation("0 take", True, state={
+        "hands": [taken[0], ["6C"]], "table": []})])
+    assert (found.rule, found.check) == ("transfer.effect", "state.hands"), found
+
+
 def test_a_legal_set_splits_off_the_named_suit_plays_the_engine_adds_not_those_it_leaves_out():
     """Named-suit plays an engine lists beyond the reference's are the named-suit rule's matter,
     apart from the covers it leaves out; a Weli played as a trump that it leaves out with the
