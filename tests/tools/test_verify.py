@@ -30,10 +30,10 @@ from durak_spec.tools.verify.backend.concrete import realize, replay
 from durak_spec.tools.verify.backend.machine import PRIMITIVES as SYMBOLIC
 from durak_spec.tools.verify.backend.machine import RESULT_DECISIONS, Machine
 from durak_spec.tools.verify.backend.state import CALL_NAMES, VALUE_NAMES, SymState, concrete
-from durak_spec.tools.verify.backend.values import V, simp, zbool, zint
+from durak_spec.tools.verify.backend.values import V, simp, solve_apart, zbool, zint
 from durak_spec.tools.verify.boundary import generate, generate_fresh
 from durak_spec.tools.verify.equiv import compare
-from durak_spec.tools.verify.invariants import Induction, properties
+from durak_spec.tools.verify.invariants import Induction, properties, solver
 from durak_spec.tools.verify.presets import dead_options, deals
 from durak_spec.tools.verify.report import SCHEMA, invariant_status
 from durak_spec.tools.verify.run import verify_preset
@@ -386,6 +386,24 @@ def test_the_shipped_boundary_cases_still_get_their_verdicts(spec):
                 assert action in game.legal_actions(), (case["id"], preset)
             else:
                 assert game.explain(action)[0] == step["rule"], (case["id"], preset)
+
+
+def test_a_question_gets_the_same_model_whatever_the_process_built_before():
+    """z3 numbers terms in the order a context makes them and searches by those numbers; the
+    checks solve apart (values.solve_apart), so the model (a witness, a counterexample) does not
+    depend on what other presets built earlier in the same worker."""
+    def model(tag, history):
+        if history:  # the same variables made earlier, in another order, inside other terms
+            made = [z3.Int(f"{tag}.x{i}") for i in reversed(range(6))]
+            _ = [z3.Int(f"{tag}.y{i}") + x for i, x in enumerate(made)]
+        xs = [z3.Int(f"{tag}.x{i}") for i in range(6)]
+        result, m = solve_apart([z3.Sum(xs) == 7] + [x >= 0 for x in xs] + [z3.Distinct(xs[:3])],
+                                10000, solver)
+        assert result == z3.sat
+        return [m.eval(x).as_long() for x in xs]
+
+    models = [model(f"history{k}", k % 2) for k in range(4)]
+    assert all(m == models[0] for m in models)
 
 
 # -- equivalences -----------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from durak_spec.reference_impl import vocab
 from durak_spec.reference_impl.lang import BOOL, Compiler, Env
 from durak_spec.tools.verify.backend.machine import Machine, conj
 from durak_spec.tools.verify.backend.state import SymAction, SymState, reset_names
-from durak_spec.tools.verify.backend.values import zbool
+from durak_spec.tools.verify.backend.values import solve_apart, zbool
 
 EVENTS = ("bout_beaten_off", "bout_taken")
 STEPS = vocab.ACTION_KINDS + EVENTS
@@ -95,8 +95,8 @@ class Transition:
     never: bool = False
 
 
-def solver():
-    return z3.Then("simplify", "propagate-values", "solve-eqs", "smt").solver()
+def solver(ctx=None):
+    return z3.Then("simplify", "propagate-values", "solve-eqs", "smt", ctx=ctx).solver()
 
 
 # The answers z3 gave in this process, by question: z3 makes one term of terms built alike
@@ -114,11 +114,7 @@ def check(constraints, timeout_ms: int = 60000):
     known = _ANSWERS.get(key)
     if known is not None:
         return known[1], known[2]
-    s = solver()
-    s.set("timeout", timeout_ms)
-    s.add(terms)
-    result = s.check()
-    model = s.model() if result == z3.sat else None
+    result, model = solve_apart(terms, timeout_ms, solver)
     if len(_ANSWERS) >= MAX_ANSWERS:
         _ANSWERS.clear()
     _ANSWERS[key] = (terms, result, model)

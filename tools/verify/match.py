@@ -24,7 +24,16 @@ from durak_spec.reference_impl import vocab
 from durak_spec.reference_impl.lang import SEAT
 from durak_spec.reference_impl.primitives import PRIMITIVES
 from durak_spec.tools.verify.backend.translate import Translator, options_read
-from durak_spec.tools.verify.backend.values import Opt, V, differs, pick, simp, zbool, zint
+from durak_spec.tools.verify.backend.values import (
+    Opt,
+    V,
+    differs,
+    pick,
+    simp,
+    solve_apart,
+    zbool,
+    zint,
+)
 
 DEAL_FACTS = ("inv.places", "inv.draw_no_loser", "inv.fool_loses_alone", "inv.fool_last")
 MAX_DEALS = 30  # the longest match the bounded check looks at (or match_deals, if more)
@@ -153,11 +162,7 @@ def _invariants(ruleset):
 
 
 def _check(terms):
-    s = z3.Solver()
-    s.set("timeout", 60000)
-    s.add([zbool(t) for t in terms])
-    result = s.check()
-    return result, (s.model() if result == z3.sat else None)
+    return solve_apart([zbool(t) for t in terms], 60000)
 
 
 @dataclass

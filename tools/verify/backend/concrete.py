@@ -20,7 +20,7 @@ from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.lang import CARD
 from durak_spec.tools.verify.backend.state import SymAction, SymState
 from durak_spec.tools.verify.backend.translate import Translator
-from durak_spec.tools.verify.backend.values import Card, V, simp, zbool, zint
+from durak_spec.tools.verify.backend.values import Card, V, simp, solve_apart, zbool, zint
 
 PAIR_NAMES = {"card", "target", "trump_suit", "players", "deck_size"}
 TIMEOUT_MS = 30000
@@ -176,13 +176,11 @@ class Cards:
         return out
 
     def solve(self) -> Position | None:
-        s = z3.Solver()
-        s.set("timeout", TIMEOUT_MS)
-        s.add([zbool(x) for x in self.query])
-        s.add(self.constraints())
-        if s.check() != z3.sat:
+        result, model = solve_apart([zbool(x) for x in self.query + self.constraints()],
+                                    TIMEOUT_MS)
+        if result != z3.sat:
             return None
-        return self._position(s.model())
+        return self._position(model)
 
     def _position(self, model) -> Position:
         cards, n, f = self.deck.cards, self.n, self.s0.f

@@ -18,6 +18,24 @@ import z3
 from durak_spec.reference_impl.lang import INT, RANK
 
 
+def solve_apart(terms, timeout_ms: int, make_solver=None):
+    """(result, model) for the bool terms, solved in a z3 context of their own into which they
+    are copied; the model is copied back into the process's context, so it evaluates the
+    caller's terms. z3 numbers terms in the order a context makes them and its search follows
+    those numbers: in the process's context the answer (which model) would depend on whatever was
+    built before it; here it depends on the question alone, whichever presets ran before it in
+    the process (a --jobs worker runs several), so witnesses and counterexamples repeat run to run.
+    `make_solver(ctx)` makes the solver (default: z3's own for the context)."""
+    ctx = z3.Context()
+    s = make_solver(ctx) if make_solver is not None else z3.Solver(ctx=ctx)
+    s.set("timeout", timeout_ms)
+    s.add([t.translate(ctx) for t in terms])
+    result = s.check()
+    if result != z3.sat:
+        return result, None
+    return result, s.model().translate(z3.main_ctx())
+
+
 class V(NamedTuple):
     value: Any
     type: str
