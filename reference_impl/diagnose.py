@@ -535,9 +535,17 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
     that forbids what the engine allowed earlier in the game (`history`) is not considered.
     `records` are changes of another kind, of one player's record in the state (_pass_records):
     (the rule reading it, the legal texts with it changed), each of size 1, after a clause change
-    of that size. The rules of the kinds that differ are added to `involved`, to `ties` the
-    other rules a change of which does it with as few mismatches and as small a change, and to
-    `larger` those a larger change of which does it with as few mismatches."""
+    of that size. Of changes as close and as small, the rule of fewer kinds of action wins (a
+    rule every action shares, who may act at all, changed would show in every kind). The rules of
+    the kinds that differ are added to `involved`, to `ties` the other rules a change of which
+    does it with as few mismatches and as small a change, and to `larger` those a larger change
+    of which does it with as few mismatches.
+
+    When no change does better than none, two looser questions follow, each only then: which
+    change explains this step alone (`history` aside: the engine's rule is then no one-place
+    change, but the rule that one change brings closest is the one it departs from), and then
+    which explains the cards with the passes as the reference lists them (an engine that forbids
+    a card now may still let its player pass, where the reference's pass needs a card to add)."""
     involved = [] if involved is None else involved
     parsed = []
     for text in extra_texts:
@@ -563,9 +571,10 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
     for a in universe:
         by_kind.setdefault(a.kind, []).append(a)
 
-    def predict(rid=None, fn=None, kinds=()) -> set:
+    def predict(rid=None, fn=None, kinds=(), follow=True) -> set:
         """The actions allowed with rule `rid`'s clause replaced by `fn`. A pass follows from who
-        may add a card (the pass clauses read it), so passes are judged again on that."""
+        may add a card (the pass clauses read it), so passes are judged again on that (unless not
+        `follow`: then on the cards the reference lets each player add)."""
         pre = dict(base_pre)
         for kind in kinds:
             if kind == "pass":
@@ -574,7 +583,7 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
                 v = verdicts[a]
                 pre[a] = all(ok for r, ok in v.items() if r != rid) and bool(fn(s, a.seat, a.card, a.target))
         saved = s.can_throw, s.any_throw
-        if "throw" in kinds:
+        if "throw" in kinds and follow:
             s.can_throw = [False] * s.n
             for a in throws:
                 if pre[a]:
@@ -607,22 +616,21 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
         return sum(1 for a in universe if (a in allowed) != (texts[a] in eng)) + unparsed
 
     baseline = score(base)
-    best = None  # ((score, size, preference...), rule id)
-    fits: dict = {}  # rule id -> (score, size) of its best change
-    rank = {r.id: i for i, r in enumerate(rs.spec.rules)}
-    seen = set()
-    for kind in ACTION_KINDS:
-        for cr in rs.legality[kind]:
-            rule = cr.rule
-            if rule.id in seen or not differing & set(rule.applies_to):
-                continue
-            seen.add(rule.id)
+    rank = {r.id: (len(r.applies_to or ()), i) for i, r in enumerate(rs.spec.rules)}
+    rules = list({cr.rule.id: cr.rule for kind in ACTION_KINDS for cr in rs.legality[kind]
+                  if differing & set(cr.rule.applies_to)}.values())
+
+    def search(history, follow: bool):
+        """The best change of a clause: ((score, size, preference...), rule id) or None, and
+        each rule's best (score, size)."""
+        best, fits = None, {}
+        for rule in rules:
             kinds = set(rule.applies_to)
             for fn, size, depth in _mutations(rs, rule):
-                sc = score(predict(rule.id, fn, kinds))
+                sc = score(predict(rule.id, fn, kinds, follow))
                 if sc >= baseline:
                     continue
-                key = (sc, size, rule.id != first_named, -depth, rank.get(rule.id, 999))
+                key = (sc, size, rule.id != first_named, -depth, rank.get(rule.id, (99, 999)))
                 better = best is None or key < best[0]
                 if not better and (key[0] > best[0][0] or fits.get(rule.id, key[:2]) <= key[:2]):
                     continue  # neither the best change nor one as close (or closer for its rule)
@@ -631,9 +639,12 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
                 fits[rule.id] = min(fits.get(rule.id, key[:2]), key[:2])
                 if best is None or key < best[0]:
                     best = (key, rule.id)
+        return best, fits
+
+    best, fits = search(history, True)
     for rid, allowed_texts in records:
         sc = sum(1 for a in universe if (texts[a] in allowed_texts) != (texts[a] in eng)) + unparsed
-        key = (sc, 1, rid != first_named, 1, rank.get(rid, 999))
+        key = (sc, 1, rid != first_named, 1, rank.get(rid, (99, 999)))
         if sc < baseline:
             fits[rid] = min(fits.get(rid, key[:2]), key[:2])
             if best is None or key < best[0]:
@@ -649,12 +660,16 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
             alike = {a for a in ref_allowed | order_cut if a.kind in kinds_}
             sc, size = min((score(ref_allowed | alike), 1), (score(
                 {a for a in ref_allowed if a.kind not in kinds_} | {a for a in alike if a.seat in served}), 2))
-            key = (sc, size, rid != first_named, 0, rank.get(rid, 999))
+            key = (sc, size, rid != first_named, 0, rank.get(rid, (99, 999)))
             if sc < baseline:
                 fits[rid] = min(fits.get(rid, key[:2]), key[:2])
                 if best is None or key < best[0]:
                     best = (key, rid)
-    involved.extend(r for r in seen if r not in involved)
+    for looser in ([((), True)] if history else []) + [((), False)]:  # the step alone; the cards
+        if best is not None or first_named is not None:
+            break
+        best, fits = search(*looser)
+    involved.extend(r.id for r in rules if r.id not in involved)
     involved.extend(cr.rule.id for cr in rs.order.values())
     if best is None:
         return first_named, 3

@@ -306,19 +306,19 @@ class OneMoveSiegeEngine(HouseRuleEngine):
 
 
 class BrokenOneMoveSiegeEngine(OneMoveSiegeEngine):
-    """Refuses the opener's own throw-ins while the opening is unanswered."""
+    """Refuses the opener's own throw-ins while the opening is unanswered: no card beaten and
+    the defender not taking (after a take it lets them on, as every variant does)."""
+
+    def _held(self, action: str) -> bool:
+        s, words = self.game.state, action.split()
+        return (words[1:2] == ["throw"] and int(words[0]) == s.opener and not s.taking
+                and s.unbeaten == len(s.table))
 
     def apply(self, action: str) -> dict:
-        s = self.game.state
-        words = action.split()
-        if words[1:2] == ["throw"] and int(words[0]) == s.opener and s.unbeaten == len(s.table):
-            return {"accepted": False}
-        return super().apply(action)
+        return {"accepted": False} if self._held(action) else super().apply(action)
 
     def legal(self) -> dict:
-        s = self.game.state
-        return {"actions": [a for a in super().legal()["actions"] if not (
-            a.split()[1] == "throw" and int(a.split()[0]) == s.opener and s.unbeaten == len(s.table))]}
+        return {"actions": [a for a in super().legal()["actions"] if not self._held(a)]}
 
 
 if __name__ == "__main__":

@@ -211,3 +211,51 @@ def test_fuzz_names_the_rule_that_reads_the_option_a_witness_is_explained_by(spe
         adapter.close()
     assert entry.witness.rule == "throw_in.not_passed"
     assert entry.as_if[0] == {"pass_withdrawn_by": "beat_or_take"}
+
+
+def _found(spec, name: str, preset: str, players: int, setup: dict, fixed: list) -> list:
+    """The divergences lockstep finds playing `fixed` from `setup` with engine `name`."""
+    adapter = make_adapter(MODULE + name, spec=spec)
+    hello = adapter.open()
+    found = []
+    try:
+        lock = Lockstep(spec, adapter, hello, preset,
+                        house_rule_options(spec, hello, preset, players, {}), found.append)
+        lock.play(Setup.from_json(setup, lock.ruleset.deck, lock.ruleset.player_limits),
+                  random.Random(0), fixed=fixed)
+    finally:
+        adapter.close()
+    return [d.signature for d in found]
+
+
+def test_a_take_refused_until_a_card_is_beaten_is_the_take_rule(spec):
+    """The broken no-pass siege twin refuses a take while every card is unbeaten. No one-place
+    change says that: forbidding every take is refuted by the take it allowed before, so fuzz fell
+    back on the first rule of the kind (play.active_seat, 2,810 of 3,138 occurrences at 4
+    players); where the take was all the reference allowed, every take rule's clause made false
+    explained it and the first in the spec won. Now the change that explains the step alone
+    names the rule, and of changes as small the rule of fewer kinds of action wins."""
+    deal = {"hands": [["6S", "TS", "8C", "TC", "AC", "TD"], ["AS", "JC", "7D", "KD", "8H", "TH"],
+                      ["KC", "9D", "QD", "6H", "QH", "AH"], ["8S", "JS", "KS", "QC", "7H", "JH"]],
+            "talon": ["6C", "KH", "QS", "7S", "9H", "6D", "9S", "JD", "7C", "9C", "AD", "8D"],
+            "trump": "8D", "dealer": 3}
+    steps = ["1 attack KD", "3 throw KS", "2 cover KS with 9D", "2 take", "3 attack 7H"]
+    assert set(_found(spec, "BrokenNoPassSiegeEngine", "podkidnoy", 4, deal, steps)) == {
+        "legal-missing defence.take"}
+    only_take = {"hands": [["9S", "KS", "9C", "KC", "9D", "9H", "TH", "KH"], [], ["JS"],
+                           ["6S", "7S", "QS", "6C", "7C", "QC", "6H", "7H"]],
+                 "talon": [], "trump": "8D", "dealer": 3, "attacker": 1, "table": [["AH", None]],
+                 "defender": 2, "bout": 18, "beaten_bouts": 6, "discard": 18}
+    assert _found(spec, "BrokenNoPassSiegeEngine", "podkidnoy", 4, only_take, []) == [
+        "legal-missing defence.take"]
+
+
+def test_check_names_the_opener_held_back_under_a_siege_by_the_timing_rule(spec, shipped_suite):
+    """The broken one-move siege twin lets no card of the opener's on before the opening is
+    answered; at two players the opener alone may add, yet may still pass, which the reference's
+    pass (it needs a card to add) never does: no change of a card rule explained the cards with
+    the passes following, and check fell back on play.active_seat (148 runs). The cards are
+    now explained with the passes as the reference lists them."""
+    jobs = jobs_of(shipped_suite, Selection(cases=("golden/siege/2p_seed1",), variants=("siege",)))
+    failures = [r for r in run_cases(spec, MODULE + "BrokenOneMoveSiegeEngine", jobs) if r.status == "fail"]
+    assert failures and {r.rule for r in failures} == {"throw_in.timing"}, [(r.case, r.rule) for r in failures]
