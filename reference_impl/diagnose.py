@@ -438,8 +438,9 @@ def _inline(spec, node):
 def _mutations(rs: Ruleset, rule) -> list[tuple[object, int, int]]:
     """Each one-place change of the rule's clause (definitions inlined), compiled:
     [(fn(s, seat, card, target), size, depth)]; size 0 makes a comparison strict or loose, 1 sets
-    a sub-expression to True or False, 2 sets the whole clause. Shared by the rulesets in which
-    the clause reads the same option values."""
+    a sub-expression to True or False, or an option the clause reads to another of its values
+    (at the depth where it is first read: an engine playing a house rule departs there), 2 sets
+    the whole clause. Shared by the rulesets in which the clause reads the same option values."""
     return rs.shared(("mutations", rule.id, rule.clause), (rule.clause,),
                      lambda: _make_mutations(rs, rule))
 
@@ -464,6 +465,16 @@ def _make_mutations(rs: Ruleset, rule) -> list[tuple[object, int, int]]:
 
     visit(tree.body, 0, tree, "body", None)
     out, seen = [], set()
+
+    def add(text: str, size: int, depth: int) -> None:
+        try:
+            clause = rs.compile_variant_of(rule, text)
+        except SpecError:
+            return
+        if clause.src not in seen:
+            seen.add(clause.src)
+            out.append((clause.fn, size, depth))
+
     for node, depth, parent, name, index in places:
         changes = []
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in LOOSER:
@@ -474,14 +485,32 @@ def _make_mutations(rs: Ruleset, rule) -> list[tuple[object, int, int]]:
             _put(parent, name, index, new)  # swap in, write the text out, swap back
             text = ast.unparse(tree)
             _put(parent, name, index, node)
-            try:
-                clause = rs.compile_variant_of(rule, text)
-            except SpecError:
+            add(text, size, depth)
+    read = {}  # option -> the depth where the clause first reads it
+    for node, depth, _parent, _name, _index in places:
+        if _option_name(node) in rs.spec.options:
+            read.setdefault(_option_name(node), depth)
+    for option, depth in read.items():
+        for value in rs.spec.options[option].values:
+            if value == rs.options.get(option) and type(value) is type(rs.options.get(option)):
                 continue
-            if clause.src not in seen:
-                seen.add(clause.src)
-                out.append((clause.fn, size, depth))
+            add(ast.unparse(_set_option(copy.deepcopy(tree), option, value)), 2 if depth == 0 else 1, depth)
     return out
+
+
+def _option_name(node) -> str | None:
+    """The option `opt.NAME` reads, or None."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "opt":
+        return node.attr
+    return None
+
+
+def _set_option(tree, option: str, value):
+    """The clause tree with every reading of `option` replaced by `value`."""
+    class Setter(ast.NodeTransformer):
+        def visit_Attribute(self, node):
+            return ast.Constant(value) if _option_name(node) == option else self.generic_visit(node)
+    return Setter().visit(tree)
 
 
 def _put(parent, name: str, index, node) -> None:

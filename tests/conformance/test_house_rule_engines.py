@@ -250,6 +250,21 @@ def test_a_take_refused_until_a_card_is_beaten_is_the_take_rule(spec):
         "legal-missing defence.take"]
 
 
+def test_cards_withheld_from_a_player_the_house_rule_leaves_out_are_who_may_add(spec):
+    """The broken neighbours twin plays throwers neighbours under podkidnoy too: seat 3, not the
+    defender's neighbour, may not add. Under podkidnoy's own value the rule's clause reads no
+    other player, so only an option value set otherwise says it (a one-place change now); a
+    change of the timing rule, forbidding every card once one is covered, named it before
+    (throw_in.timing, and throw_in.rank, in fuzz)."""
+    position = {"hands": [["8C", "QC", "7H", "8H"], ["TS", "7C", "7D"], ["8S", "9S", "QS", "9C"],
+                          ["7S", "KS", "6C", "JC", "KC", "AC"],
+                          ["6S", "AS", "6D", "8D", "9D", "TD", "JD", "QD", "AD", "6H", "9H", "QH"]],
+                "talon": [], "trump": "8H", "dealer": 4, "attacker": 0, "defender": 1, "bout": 2,
+                "table": [["TC", "KH"], ["TH", "JH"], ["JS", None], ["KD", "AH"]], "discard": 0}
+    assert _found(spec, "BrokenNeighboursUnderTransfersEngine", "podkidnoy", 5, position, []) == [
+        "legal-missing throw_in.who"]
+
+
 def test_check_names_the_opener_held_back_under_a_siege_by_the_timing_rule(spec, shipped_suite):
     """The broken one-move siege twin lets no card of the opener's on before the opening is
     answered; at two players the opener alone may add, yet may still pass, which the reference's
