@@ -158,7 +158,10 @@ class SkippedAtOnceEngine(HouseRuleEngine):
 
 
 class BrokenSkippedAtOnceEngine(SkippedAtOnceEngine):
-    """Declares it, but a transfer still stops at the empty-handed player."""
+    """Declares it, but plays going_out end_of_bout: a transfer still stops at the empty-handed
+    player (transfer.capacity reads it through transfer_target), and so does who may add under
+    throwers neighbours (throw_in.who, through defender_left). Check's cases of the house rule
+    are transfers; fuzz meets the neighbour who may add far more often."""
 
     plays = {"going_out": "end_of_bout", "throwers": "neighbours"}
     declares = SkippedAtOnceEngine.plays

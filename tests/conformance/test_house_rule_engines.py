@@ -274,3 +274,18 @@ def test_check_names_the_opener_held_back_under_a_siege_by_the_timing_rule(spec,
     jobs = jobs_of(shipped_suite, Selection(cases=("golden/siege/2p_seed1",), variants=("siege",)))
     failures = [r for r in run_cases(spec, MODULE + "BrokenOneMoveSiegeEngine", jobs) if r.status == "fail"]
     assert failures and {r.rule for r in failures} == {"throw_in.timing"}, [(r.case, r.rule) for r in failures]
+
+
+def test_the_skipped_at_once_twin_breaks_who_may_add_as_well_as_transfers(spec):
+    """The broken skipped-at-once twin plays going_out end_of_bout, which who may add reads too
+    (defender_left): seat 2 has no card and the talon is empty, so under the house rule seat 3
+    is the defender's neighbour who may add; the twin still counts seat 2. Fuzz meets this far
+    more often than a transfer to an empty hand, and names it throw_in.who, rightly; check's
+    cases of the house rule are transfers (CHECKED)."""
+    position = {"hands": [["6S", "7D", "8D", "KD"], ["8S", "9S", "6C", "8C", "6D", "6H", "8H"], [],
+                          ["7S", "TS", "JS", "KS", "AS", "7C", "9C", "KC", "AC", "9D", "AD", "7H",
+                           "9H", "TH", "JH", "QH", "KH", "AH"]],
+                "talon": [], "trump": "8C", "dealer": 3, "attacker": 0, "defender": 1, "bout": 7,
+                "table": [["QD", "JC"], ["QS", "TC"], ["QC", None], ["TD", "JD"]], "discard": 0}
+    found = _found(spec, "BrokenSkippedAtOnceEngine", "perevodnoy", 4, position, ["1 take"])
+    assert "legal-missing throw_in.who" in found and {s.split()[1] for s in found} == {"throw_in.who"}, found
