@@ -564,8 +564,11 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
     that forbids what the engine allowed earlier in the game (`history`) is not considered.
     `records` are changes of another kind, of one player's record in the state (_pass_records):
     (the rule reading it, the legal texts with it changed), each of size 1, after a clause change
-    of that size. Of changes as close and as small, the rule of fewer kinds of action wins (a
-    rule every action shares, who may act at all, changed would show in every kind). The rules of
+    of that size. Of changes as close and as small, the one that changes the rule's verdict on
+    fewer actions any seat could make here with any card of the deck wins (_breadth: a house rule
+    that stops one rank is a smaller change than one that stops whole seats, one that stops a
+    take than one that stops every action), then the deeper one, then the rule of fewer kinds of
+    action (a rule every action shares, who may act at all, would show in every kind). The rules of
     the kinds that differ are added to `involved`, to `ties` the other rules a change of which
     does it with as few mismatches and as small a change, and to `larger` those a larger change
     of which does it with as few mismatches.
@@ -648,6 +651,8 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
     rank = {r.id: (len(r.applies_to or ()), i) for i, r in enumerate(rs.spec.rules)}
     rules = list({cr.rule.id: cr.rule for kind in ACTION_KINDS for cr in rs.legality[kind]
                   if differing & set(cr.rule.applies_to)}.values())
+    clauses = {cr.rule.id: cr.clause.fn for kind in ACTION_KINDS for cr in rs.legality[kind]}
+    unbeaten = [t for t, d in s.table if d is None]
 
     def search(history, follow: bool):
         """The best change of a clause: ((score, size, preference...), rule id) or None, and
@@ -659,7 +664,9 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
                 sc = score(predict(rule.id, fn, kinds, follow))
                 if sc >= baseline:
                     continue
-                key = (sc, size, rule.id != first_named, -depth, rank.get(rule.id, (99, 999)))
+                wide = _breadth(rs, s, kinds, clauses[rule.id], fn, unbeaten) \
+                    if best is None or sc <= best[0][0] else 0
+                key = (sc, size, rule.id != first_named, wide, -depth, rank.get(rule.id, (99, 999)))
                 better = best is None or key < best[0]
                 if not better and (key[0] > best[0][0] or fits.get(rule.id, key[:2]) <= key[:2]):
                     continue  # neither the best change nor one as close (or closer for its rule)
@@ -673,7 +680,7 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
     best, fits = search(history, True)
     for rid, allowed_texts in records:
         sc = sum(1 for a in universe if (texts[a] in allowed_texts) != (texts[a] in eng)) + unparsed
-        key = (sc, 1, rid != first_named, 1, rank.get(rid, (99, 999)))
+        key = (sc, 1, rid != first_named, INF, 1, rank.get(rid, (99, 999)))
         if sc < baseline:
             fits[rid] = min(fits.get(rid, key[:2]), key[:2])
             if best is None or key < best[0]:
@@ -689,7 +696,7 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
             alike = {a for a in ref_allowed | order_cut if a.kind in kinds_}
             sc, size = min((score(ref_allowed | alike), 1), (score(
                 {a for a in ref_allowed if a.kind not in kinds_} | {a for a in alike if a.seat in served}), 2))
-            key = (sc, size, rid != first_named, 0, rank.get(rid, (99, 999)))
+            key = (sc, size, rid != first_named, INF, 0, rank.get(rid, (99, 999)))
             if sc < baseline:
                 fits[rid] = min(fits.get(rid, key[:2]), key[:2])
                 if best is None or key < best[0]:
@@ -709,6 +716,31 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
                               if fit[0] == best[0][0] and fit[1] > best[0][1] and r != best[1]),
                              key=lambda r: fits[r]))
     return best[1], best[0][1]
+
+
+INF = float("inf")
+
+
+def _breadth(rs: Ruleset, s, kinds, clause, fn, unbeaten) -> int:
+    """On how many actions any seat could make here, with any card of the deck (a cover on any
+    unbeaten card), the changed clause `fn` of a rule of action `kinds` says otherwise than its
+    `clause`: how much of the rule the change alters, not only of the actions at hand."""
+    cards = rs.deck.cards
+    out = 0
+    for kind in kinds:
+        if kind == "cover":
+            pairs = [(c, t) for c in cards for t in unbeaten]
+        elif kind in CARD_KINDS:
+            pairs = [(c, None) for c in cards]
+        else:
+            pairs = [(None, None)]
+        for seat in range(s.n):
+            for card, target in pairs:
+                try:
+                    out += bool(fn(s, seat, card, target)) != bool(clause(s, seat, card, target))
+                except Exception:  # a card no hand holds may be outside what the clause reads
+                    out += 1
+    return out
 
 
 def permission_finding(game: Game, engine_legal: set[str] | None, focus: Action | None = None,
