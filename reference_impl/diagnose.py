@@ -437,9 +437,10 @@ def _inline(spec, node):
 
 def _mutations(rs: Ruleset, rule) -> list[tuple[object, int, int]]:
     """Each one-place change of the rule's clause (definitions inlined), compiled:
-    [(fn(s, seat, card, target), size, depth)]; size 0 makes a comparison strict or loose, 1 sets
-    a sub-expression to True or False, or an option the clause reads to another of its values
-    (at the depth where it is first read: an engine playing a house rule departs there), 2 sets
+    [(fn(s, seat, card, target), size, depth)]; size 0 makes a comparison strict or loose, or sets
+    an option the clause reads to another of its values (everywhere it reads it, so at depth 0: a
+    place of the clause changed alike is the smaller change): a limit off by one and a house rule
+    are the commonest departures of an engine; 1 sets a sub-expression to True or False, 2 sets
     the whole clause. Shared by the rulesets in which the clause reads the same option values."""
     return rs.shared(("mutations", rule.id, rule.clause), (rule.clause,),
                      lambda: _make_mutations(rs, rule))
@@ -475,7 +476,7 @@ def _make_mutations(rs: Ruleset, rule) -> list[tuple[object, int, int]]:
             seen.add(clause.src)
             out.append((clause.fn, size, depth))
 
-    for node, depth, parent, name, index in places:
+    def place_changes(node, depth, parent, name, index) -> None:
         changes = []
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in LOOSER:
             changes.append((0, ast.Compare(node.left, [LOOSER[type(node.ops[0])]()], node.comparators)))
@@ -486,15 +487,21 @@ def _make_mutations(rs: Ruleset, rule) -> list[tuple[object, int, int]]:
             text = ast.unparse(tree)
             _put(parent, name, index, node)
             add(text, size, depth)
-    read = {}  # option -> the depth where the clause first reads it
-    for node, depth, _parent, _name, _index in places:
-        if _option_name(node) in rs.spec.options:
-            read.setdefault(_option_name(node), depth)
-    for option, depth in read.items():
+
+    # the whole clause first, then each option's other values (a value that makes the clause
+    # true or false throughout is the whole clause's change), then each place in it
+    for place in places:
+        if place[1] == 0:
+            place_changes(*place)
+    read = [_option_name(node) for node, *_ in places if _option_name(node) in rs.spec.options]
+    for option in dict.fromkeys(read):
         for value in rs.spec.options[option].values:
             if value == rs.options.get(option) and type(value) is type(rs.options.get(option)):
                 continue
-            add(ast.unparse(_set_option(copy.deepcopy(tree), option, value)), 2 if depth == 0 else 1, depth)
+            add(ast.unparse(_set_option(copy.deepcopy(tree), option, value)), 0, 0)
+    for place in places:
+        if place[1] > 0:
+            place_changes(*place)
     return out
 
 
