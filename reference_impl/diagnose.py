@@ -1568,7 +1568,14 @@ def diagnose(ruleset: Ruleset, setup, observations: list[Observation], *, search
         searched = leave_out(observations, [i for i in settled if i < len(observations) - 1])
         found.as_if, found.partly, found.searched = search_options(
             ruleset, setup, searched, found.check, [found.rule, *found.also], budget, memo)
+        named = found.rule
         _follow_option(ruleset.spec, found)
+        if found.rule != named:  # the rule reading the option found: do its options explain it
+            rival, _, n = search_options(ruleset, setup, searched, found.check, [found.rule],
+                                         budget, None)  # otherwise too? then no advice
+            found.searched += n
+            if any(set(c) != set(found.as_if[0]) for c in rival):
+                found.as_if = []  # two house rules fit: advising either might hide the bug
     return found
 
 
