@@ -123,8 +123,10 @@ class Ruleset:
                                      BOOL, {"c": Name(CARD, "c")}, ("c",),
                                      what="definition turn_up_allowed")
         self.turn_up_allowed_fn = allowed.fn  # fn(state, card): the card may show the trump
-        self.dealt_cards_fn = self._compile_text("dealt_cards", "definitions.yaml", "dealt_cards",
-                                                 INT, what="definition dealt_cards").fn  # fn(state): cards the deal hands out
+        dealt = self._compile_text("dealt_cards", "definitions.yaml", "dealt_cards", INT,
+                                   what="definition dealt_cards")
+        self.dealt_cards_fn = dealt.fn  # fn(state): cards the deal hands out
+        self._deal_srcs = (allowed.src, dealt.src)  # for behaviour_key
         on_top = self._compile_text("turn_up_on_top", "definitions.yaml", "turn_up_on_top", BOOL)
         if not on_top.const:
             raise SpecError("definition turn_up_on_top may read only options (opt.NAME)",
@@ -799,10 +801,17 @@ class Ruleset:
     def behaviour_key(self) -> tuple:
         """Equal for two rulesets that play every game alike: the generated program, the hand
         size, the decisions and the order keys, with every option folded in (a value of an
-        option that no active clause reads changes nothing here)."""
+        option that no active clause reads changes nothing here); and what a game reads from
+        the ruleset besides them: the deck (its cards and copies), who sits in which team at
+        each player count (the program asks the state), the player counts, where the turn-up
+        lies and whether a card hides under it, which card may show the trump and how many the
+        deal hands out. (A match of several deals is compared apart: match.py.)"""
+        deck = self.deck
         return (self.source, self.hand_size_src,
                 tuple(sorted((n, cr.clause.src) for n, cr in self.decisions.items())),
-                tuple(sorted((k, cr.clause.src) for k, cr in self.order.items())))
+                tuple(sorted((k, cr.clause.src) for k, cr in self.order.items())),
+                tuple(c.text for c in deck.cards), deck.copies, tuple(sorted(self._seating.items())),
+                tuple(self.player_limits), self.turn_up_place, self.turn_up_hidden, self._deal_srcs)
 
     def compile_variant_of(self, rule: Rule, text: str) -> Clause:
         """Compile `text` in place of the legality clause of `rule` (an action rule), in this

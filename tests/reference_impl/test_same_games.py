@@ -139,3 +139,23 @@ def test_the_first_steps_and_the_generated_step_play_the_same_games(spec, preset
             have = block_digest(ruleset, n, 0, CI_SEEDS)
             assert have == RECORDED["games"][preset][str(n)][0], (preset, n, warm)
         assert ("_step_fn" in ruleset.__dict__) == (warm == 0), "the step was compiled when it should not be, or not"
+
+
+def test_presets_that_share_a_behaviour_key_play_the_same_games(spec):
+    """The runner runs a case once for presets of one behaviour key and reports the result under
+    each (runner._as_run), and diagnose skips an option value whose key is the preset's: two
+    presets whose recorded games differ at some player count (a team layout, the turn-up on top,
+    another deck) must have different keys."""
+    by_key: dict = {}
+    for name in sorted(spec.presets):
+        by_key.setdefault(spec.ruleset(name).behaviour_key(), []).append(name)
+    shared = [names for names in by_key.values() if len(names) > 1]
+    assert shared, "no two presets share a key: the test compares nothing"
+    for names in shared:
+        games = [RECORDED["games"][n] for n in names]
+        assert all(g == games[0] for g in games), f"{names} share a behaviour key but play other games"
+    for preset, overrides in (("podkidnoy", {"teams": "two_teams"}), ("albanian", {}),
+                              ("podkidnoy_three_teams", {})):
+        other = spec.ruleset(preset, overrides)
+        base = spec.ruleset("podkidnoy_teams" if preset == "podkidnoy_three_teams" else "podkidnoy")
+        assert other.behaviour_key() != base.behaviour_key(), (preset, overrides)
