@@ -925,7 +925,7 @@ def _kind(m: Mismatch) -> str:
 
 def _by_kind(m: Mismatch) -> list:
     """A legal-set difference as one difference per group of actions that differ (a throw and a
-    pass together, an extra named-suit play apart: diagnose.action_group): two rules broken at once show
+    pass together: diagnose.action_group): two rules broken at once show
     in one legal set (a seventh card offered, and a trump cover left out), each under its own
     rule, and the option value that explains one is not refused for the other's difference.
     Each part keeps the engine's whole legal set as `have`, and the set with its group's
@@ -937,7 +937,7 @@ def _by_kind(m: Mismatch) -> list:
     want, have = {str(a) for a in m.want}, {str(a) for a in m.have}
     groups: dict = {}
     for text in sorted(have - want) + sorted(want - have):
-        groups.setdefault(action_group(text, text not in want), ([], []))[text in want].append(text)
+        groups.setdefault(action_group(text), ([], []))[text in want].append(text)
     if len(groups) < 2 or any(g[0] == "attack" for g in groups):
         return [m]
     where = m.message.split(": missing")[0]

@@ -888,15 +888,22 @@ def kind_group(kind: str) -> tuple:
     return next((g for g in KIND_GROUPS if kind in g), (kind,))
 
 
-def action_group(text: str, extra: bool = False) -> tuple:
+def action_group(text: str, apart: bool = False) -> tuple:
     """The group an action's text falls in when a legal-set difference is split: its kind's
-    (KIND_GROUPS), with the engine's `extra` plays of a card as a named suit (`8S=C`) apart:
-    whether a card may be played as another suit at all is the named-suit rule's matter, whatever
-    else differs in the set. A named-suit play the engine leaves out stays with its kind (a Weli
-    played as a trump is refused with the other trumps by an engine whose trumps beat nothing)."""
+    (KIND_GROUPS), or a group apart for a play of a card as a named suit that the engine lists and
+    the variant offers no card (`apart`, _named_apart): whether a card may be played as another
+    suit at all is the named-suit rule's matter, whatever else differs in the set."""
     words = text.split()
     group = kind_group(words[1] if len(words) > 1 else "")
-    return group + ("=",) if extra and "=" in text else group
+    return group + ("=",) if apart else group
+
+
+def _named_apart(game: Game, text: str, ref: set[str]) -> bool:
+    """The engine lists `text`, which the reference does not, and it plays a card as a named suit
+    that no card of the variant may take (not a Weli's form: those stay with their kind, listed
+    for another seat or refused with the other trumps by another bug)."""
+    offered = {f.text for f in game.ruleset.played_forms}
+    return text not in ref and any("=" in w and w not in offered for w in text.split()[2:])
 
 
 def _own_group(game: Game, engine_legal: set[str], text: str) -> set[str]:
@@ -906,7 +913,7 @@ def _own_group(game: Game, engine_legal: set[str], text: str) -> set[str]:
     legal_differences splits a set, and fuzz a refusal)."""
     group, ref = action_group(text), _legal_texts(game)
     return {t for t in ref if action_group(t) != group} | \
-        {t for t in engine_legal if action_group(t, t not in ref) == group}
+        {t for t in engine_legal if action_group(t, _named_apart(game, t, ref)) == group}
 
 
 def legal_differences(game: Game, engine_legal, history=()) -> list[tuple[str | None, list, list]]:
@@ -920,7 +927,7 @@ def legal_differences(game: Game, engine_legal, history=()) -> list[tuple[str | 
     extra, missing = sorted(eng - ref), sorted(ref - eng)
     groups: dict = {}
     for text in extra + missing:
-        groups.setdefault(action_group(text, text not in ref), ([], []))[text in ref].append(text)
+        groups.setdefault(action_group(text, _named_apart(game, text, ref)), ([], []))[text in ref].append(text)
     out = []
     for group, (more, fewer) in groups.items():
         if len(groups) == 1:

@@ -443,14 +443,12 @@ def test_a_card_kept_by_the_transferer_and_picked_up_by_the_taker_is_the_transfe
     assert (found.rule, found.check) == ("transfer.effect", "state.hands"), found
 
 
-def test_a_legal_set_splits_off_the_named_suit_plays_the_engine_adds_not_those_it_leaves_out():
-    """Named-suit plays an engine lists beyond the reference's are the named-suit rule's matter,
-    apart from the covers it leaves out; a Weli played as a trump that it leaves out with the
-    plain trumps (its trumps beat no plain card) is one difference with them."""
-    from durak_spec.conformance.runner import Mismatch, _by_kind
 
-    def parts(want, have):
-        return len(_by_kind(Mismatch(3, "0 attack KH", "legal", want, have, "legal actions: x")))
-    want = ["1 cover KH with 6D=S", "1 cover KH with 8S", "1 cover KH with AH", "1 take"]
-    assert parts(want, ["1 cover KH with AH", "1 take"]) == 1
-    assert parts(want, want[1:] + ["1 cover KH with 8S=H"]) == 2
+def test_the_welis_named_suit_plays_stay_with_their_kind_when_a_refusal_is_attributed(spec, shipped_suite):
+    """Under weli, after a take an engine asking the attackers in seat order refuses seat 2's pass
+    and lists seat 1's throw-ins, the Weli played as each suit among them. Those are plays the
+    variant offers (not the named-suit rule's matter), so the refusal stays the order rule's;
+    only named-suit plays of cards no variant card may take go apart (defence.target above)."""
+    [result] = run_cases(spec, "python:durak_spec.conformance.examples.mutants:throw_in_seat_order_after_take",
+                         jobs_of(shipped_suite, Selection(cases=("generated/coverage/weli/play.active_seat.reject",))))
+    assert (result.status, result.rule, result.check) == ("fail", "throw_in.order", "verdict"), result.message
