@@ -30,7 +30,7 @@ from durak_spec.tools.verify.backend.concrete import realize, replay
 from durak_spec.tools.verify.backend.machine import PRIMITIVES as SYMBOLIC
 from durak_spec.tools.verify.backend.machine import RESULT_DECISIONS, Machine
 from durak_spec.tools.verify.backend.state import CALL_NAMES, VALUE_NAMES, SymState, concrete
-from durak_spec.tools.verify.backend.values import V, simp, solve_apart, zbool, zint
+from durak_spec.tools.verify.backend.values import V, lean_z3, simp, solve_apart, zbool, zint
 from durak_spec.tools.verify.boundary import generate, generate_fresh
 from durak_spec.tools.verify.equiv import compare
 from durak_spec.tools.verify.invariants import Induction, properties, solver
@@ -404,6 +404,21 @@ def test_a_question_gets_the_same_model_whatever_the_process_built_before():
 
     models = [model(f"history{k}", k % 2) for k in range(4)]
     assert all(m == models[0] for m in models)
+
+
+def test_lean_z3_still_rejects_a_wrong_sort_and_puts_z3s_checks_back():
+    saved = getattr(z3.z3, "Z3_DEBUG", None)
+    with lean_z3():
+        with pytest.raises(z3.Z3Exception):
+            z3.And(z3.Int("lean.x"), z3.Bool("lean.b"))
+    assert getattr(z3.z3, "Z3_DEBUG", None) == saved
+
+
+def test_simp_reads_z3s_true_and_false_in_any_context_and_nothing_else():
+    made = z3.simplify(z3.And(z3.Bool("simp.b"), z3.Not(z3.Bool("simp.b"))))
+    assert simp(made) is False and simp(z3.simplify(z3.Or(made, z3.Not(made)))) is True
+    assert simp(z3.BoolVal(True, ctx=z3.Context())) is True
+    assert simp(z3.Not(z3.BoolVal(True))) is not False and simp(z3.Int("simp.x") + 0) is not False
 
 
 # -- equivalences -----------------------------------------------------------------------------

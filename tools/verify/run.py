@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass, field
 
 from durak_spec.reference_impl.spec import load_spec
+from durak_spec.tools.verify.backend.values import lean_z3
 from durak_spec.tools.verify.bmc import bmc
 from durak_spec.tools.verify.cex import (
     Counterexample,
@@ -64,6 +65,13 @@ def verify_preset(spec_root, preset: str, overrides: dict, players, depth: int,
                   match_players=None) -> PresetReport:
     """Everything `durak verify` checks for one preset (plain data, for a worker process). With
     `twin`, a preset that plays every deal as this one does: only the match rules are checked."""
+    with lean_z3():
+        return _verify_preset(spec_root, preset, overrides, players, depth, equivalences, lemmas,
+                              twin, match_players)
+
+
+def _verify_preset(spec_root, preset, overrides, players, depth, equivalences, lemmas, twin,
+                   match_players) -> PresetReport:
     spec = load_spec(spec_root)
     ruleset = spec.ruleset(preset, overrides)
     start = time.perf_counter()

@@ -10,12 +10,27 @@ from __future__ import annotations
 
 import ast
 import operator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import z3
 
 from durak_spec.reference_impl.lang import INT, RANK
+
+
+@contextmanager
+def lean_z3():
+    """Inside, z3's Python layer skips the checks it makes of every argument (sorts, contexts)
+    before handing them to z3, which checks the sorts again itself and still rejects a wrong one;
+    durak verify builds millions of terms, and those checks cost it about a twentieth of its time.
+    The switch is the one `python -O` turns off; where a z3 release has none, nothing changes."""
+    saved = getattr(z3.z3, "Z3_DEBUG", True)
+    z3.z3.Z3_DEBUG = False
+    try:
+        yield
+    finally:
+        z3.z3.Z3_DEBUG = saved
 
 
 def solve_apart(terms, timeout_ms: int, make_solver=None):
@@ -89,8 +104,12 @@ def is_const(x) -> bool:
     return x is None or isinstance(x, (bool, int, str))
 
 
+_MAIN = z3.main_ctx()
+_BOOLS = {True: z3.BoolVal(True), False: z3.BoolVal(False)}  # in the process's context
+
+
 def zbool(x):
-    return z3.BoolVal(x) if isinstance(x, bool) else x
+    return _BOOLS[x] if isinstance(x, bool) else x
 
 
 _INTS: dict[int, z3.IntNumRef] = {}
@@ -105,7 +124,9 @@ def zint(x):
     return x
 
 
-_TRUE, _FALSE = z3.Z3_OP_TRUE, z3.Z3_OP_FALSE
+# z3 makes one term `true` and one `false` per context, so a bool term of the process's context
+# is a constant exactly when its id is one of theirs (one call into z3 instead of three).
+_BOOL_IDS = {t.get_id(): v for v, t in _BOOLS.items()}
 
 
 def simp(x):
@@ -114,12 +135,10 @@ def simp(x):
         return x
     if isinstance(x, z3.IntNumRef):  # what z3 makes of an integer numeral
         return x.as_long()
-    if isinstance(x, z3.BoolRef) and z3.Z3_get_ast_kind(x.ctx_ref(), x.ast) == z3.Z3_APP_AST:
-        kind = z3.Z3_get_decl_kind(x.ctx_ref(), z3.Z3_get_app_decl(x.ctx_ref(), x.ast))
-        if kind == _TRUE:
-            return True
-        if kind == _FALSE:
-            return False
+    if isinstance(x, z3.BoolRef):
+        if x.ctx is _MAIN:
+            return _BOOL_IDS.get(x.get_id(), x)
+        return True if z3.is_true(x) else False if z3.is_false(x) else x
     return x
 
 
