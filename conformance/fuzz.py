@@ -99,10 +99,6 @@ class Entry:
     after: set = field(default_factory=set)
     observed: list | None = None  # the witness as observations (diagnose), evidence for advice
     advice: dict | None = None    # the variant of as_if that every witness of the run confirms
-    # other rules one change of which explains the witness as well, as small a change or larger
-    # (diagnose's alternatives and larger): the run's other witnesses settle which (problems.py)
-    alternatives: list = field(default_factory=list)
-    larger: list = field(default_factory=list)
 
     @property
     def follows(self) -> list:
@@ -645,8 +641,6 @@ class Campaign:
             # where an option value explains the witness, the rule that reads it decides, as in
             # check (the campaign's rule was sampled, one step at a time)
             w.rule = found.rule
-        entry.alternatives = [r for r in dict.fromkeys(found.alternatives + [found.rule]) if r and r != w.rule]
-        entry.larger = [r for r in found.larger if r != w.rule and r not in entry.alternatives]
 
     def _completed(self, w: Divergence) -> list:
         """The engine's legal set in a legal-set witness, with the reference's actions that its
@@ -972,7 +966,6 @@ def results_of(result: FuzzResult, preset: str, adapter_name: str, spec_dir: str
             reproduce=reproduce, steps_run=len(w.steps), players=w.players, rule=w.rule or None))
         out[-1].occurrences = e.count
         out[-1].diagnosis = {"rule": w.rule or None, "as_if": e.as_if, "advice": e.advice,
-                             "alternatives": e.alternatives, "larger": e.larger,
                              "message": w.diagnosis} if w.diagnosis else None
     for sig, reason, replayed in result.vanished:
         kind, rule = sig.split()[:2]

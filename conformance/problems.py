@@ -205,7 +205,7 @@ def find_problems(results, evidence: Evidence | None = None) -> list[dict]:
     and the records' diagnoses and messages say what was confirmed."""
     groups: dict = {}
     records = _records(results)
-    tied = _join_shown(records)
+    _join_shown(records)
     for r in records:
         groups.setdefault(_group_key(r), []).append(r)
     out = []
@@ -218,8 +218,7 @@ def find_problems(results, evidence: Evidence | None = None) -> list[dict]:
         elif evidence is not None:
             advice = _confirmed_advice(runs, evidence, others)
         else:  # records confirmed on their own (durak fuzz's): advice they all agree on
-            given = [(getattr(r, "diagnosis", None) or {}).get("advice") for r in runs
-                     if id(r) not in tied] or [None]
+            given = [(getattr(r, "diagnosis", None) or {}).get("advice") for r in runs]
             advice = given[0] if given[0] and all(a == given[0] for a in given) else None
         if evidence is not None and family != "error":
             for r in runs:
@@ -252,58 +251,28 @@ def _alternatives(r) -> list:
     return list(dict.fromkeys((diagnosis.get("alternatives") or []) + (diagnosis.get("larger") or [])))
 
 
-def _join_shown(records) -> set:
+def _join_shown(records) -> None:
     """A difference that several rules explain (diagnose's `alternatives`, and `larger`: an
     engine that lists no cover where the earliest card cannot be beaten is held to it, or cannot
     beat with those cards; one that serves the attackers in seat order after a take serves a
     player whose pass is kept, or serves in another order) is the run's problem that other
     failures show plainly: its rule becomes the other rule that decides failures explained by no
-    other rule, where the rule it was given decides none of them. Where no failure shows either
-    plainly, it becomes the rule among its own and its `alternatives` (as small a change) that
-    the most failures of the run are named by or explained as well by, if that is another: a
-    neighbour who may not add and a rank that may not be added tie on one position, and the
-    neighbour shows in more; such a record's option values were searched from the rule it was
-    given, so they say nothing of the other's advice (the ids of those records are returned).
-    The run's evidence settles what one step cannot."""
+    other rule, where the rule it was given decides none of them. The run's evidence settles what
+    one step cannot."""
     plain: dict = {}
-    tied: set = set()
-    named: dict = {}  # rule -> the failures it is given or explains by as small a change
     for r in records:
         if r.status != "error" and not _alternatives(r) and getattr(r, "rule", None):
             plain[r.rule] = plain.get(r.rule, 0) + 1
-        if r.status != "error":
-            for a in dict.fromkeys([getattr(r, "rule", None)] + _ties(r)):
-                if a:
-                    named[a] = named.get(a, 0) + 1
     for r in records:
-        given = getattr(r, "rule", None)
         others = [a for a in _alternatives(r) if plain.get(a)]
-        if others and not plain.get(given):
-            _move(r, max(others, key=lambda a: plain[a]))
-        elif given and not plain.get(given) and _ties(r):
-            chosen = max(_ties(r), key=lambda a: named.get(a, 0))
-            if named.get(chosen, 0) > named.get(given, 0):
-                _move(r, chosen)
-                tied.add(id(r))
-                if isinstance(r.diagnosis, dict):  # found from the given rule's options
-                    r.diagnosis["as_if"] = []
-    return tied
-
-
-def _ties(r) -> list:
-    diagnosis = getattr(r, "diagnosis", None) or {}
-    return list(diagnosis.get("alternatives") or [])
-
-
-def _move(r, chosen: str) -> None:
-    """Give the record `chosen` as its rule, the one it was given among the others it names."""
-    given = r.rule
-    r.rule = chosen
-    if isinstance(r.diagnosis, dict):
-        r.diagnosis["rule"] = chosen
-        for name in ("alternatives", "larger"):
-            r.diagnosis[name] = [a for a in r.diagnosis.get(name) or [] if a != chosen]
-        r.diagnosis["also"] = list(dict.fromkeys([given] + (r.diagnosis.get("also") or [])))
+        if others and not plain.get(getattr(r, "rule", None)):
+            chosen, given = max(others, key=lambda a: plain[a]), r.rule
+            r.rule = chosen
+            if isinstance(r.diagnosis, dict):
+                r.diagnosis["rule"] = chosen
+                for name in ("alternatives", "larger"):
+                    r.diagnosis[name] = [a for a in r.diagnosis.get(name) or [] if a != chosen]
+                r.diagnosis["also"] = list(dict.fromkeys([given] + (r.diagnosis.get("also") or [])))
 
 
 def _confirmed_advice(runs, evidence: Evidence, others: list) -> dict | None:

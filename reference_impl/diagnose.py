@@ -1000,15 +1000,12 @@ def _bout_end_finding(point: _Point, ref_game: Game, obs: Observation, engine_mo
         end = rs.decisions["bout_taken" if s.taking else "bout_beaten_off"].rule.id
         if adding:
             eng = {action_text(a) for a in ref_allowed - adding}
-            involved, ties, larger = [], [], []
-            rule, size = _permissions(rs, s, ref_allowed, eng, [], None, involved, point.history,
-                                      ties, (), larger)
+            involved: list = []
+            rule, size = _permissions(rs, s, ref_allowed, eng, [], None, involved, point.history)
             if rule is not None and size < 2:
                 return Diagnosis(rule, "state.table", "the engine ends the bout; by the reference "
                                  f"{', '.join(sorted(action_text(a) for a in adding)[:3])} may "
-                                 "still be played", also=[end], involved=involved,
-                                 alternatives=[r for r in dict.fromkeys(ties) if r != rule],
-                                 larger=[r for r in larger if r != rule and r not in ties])
+                                 "still be played", also=[end], involved=involved)
         return Diagnosis(end, "state.table", "the engine ends the bout, the reference does not")
     # the reference ended the bout (at this step, or at the last bout end); the engine goes on
     if point.action is not None and engine_moved and point.legal:

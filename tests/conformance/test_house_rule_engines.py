@@ -16,7 +16,7 @@ from durak_spec.conformance.examples import house_rules
 from durak_spec.conformance.fuzz import Campaign, Entry, campaign_key, fuzz, open_database
 from durak_spec.conformance.lockstep import Divergence, Lockstep
 from durak_spec.conformance.problems import Evidence, find_problems
-from durak_spec.conformance.runner import Result, Selection, house_rule_options
+from durak_spec.conformance.runner import Selection, house_rule_options
 from durak_spec.conformance.transport import make_adapter
 from durak_spec.reference_impl.game import Game, Setup
 
@@ -292,27 +292,3 @@ def test_the_skipped_at_once_twin_breaks_who_may_add_as_well_as_transfers(spec):
                 "table": [["QD", "JC"], ["QS", "TC"], ["QC", None], ["TD", "JD"]], "discard": 0}
     found = _found(spec, "BrokenSkippedAtOnceEngine", "perevodnoy", 4, position, ["1 take"])
     assert "legal-missing throw_in.who" in found and {s.split()[1] for s in found} == {"throw_in.who"}, found
-
-
-def test_witnesses_that_each_tie_two_rules_are_the_problem_of_the_rule_most_of_them_name():
-    """Fuzz's witnesses of the skipped-at-once twin at 4 players: each is explained as well by
-    another rule (who may add, a rank rule, a limit, by as small a change), none plainly; the
-    rank rule, given to 31 occurrences on positions where the only card left was of a defence
-    card's rank, was problem 1 beside who may add. Who may add is named by or ties with all four
-    signatures, and the advice the witnesses of who may add agree on stands (the rank witnesses'
-    option values were searched from the rank rule's options)."""
-    def record(sig, rule, alternatives, advice, count):
-        r = Result(case=sig, variant="perevodnoy", status="fail", description=sig, rule=rule,
-                   check=sig.split()[0], players=4)
-        r.occurrences = count
-        r.diagnosis = {"rule": rule, "as_if": [advice] if advice else [], "advice": advice,
-                       "alternatives": alternatives, "larger": [], "message": ""}
-        return r
-    end = {"going_out": "end_of_bout"}
-    records = [record("legal-missing throw_in.who", "throw_in.who", ["limits.cap"], end, 23),
-               record("state.table throw_in.who", "throw_in.who", ["limits.cap"], end, 15),
-               record("legal-missing throw_in.rank", "throw_in.rank", ["throw_in.who"], None, 8),
-               record("state.table throw_in.rank", "throw_in.rank", ["throw_in.who"], None, 23)]
-    problems = find_problems(records)
-    assert {p["rule"] for p in problems} == {"throw_in.who"}, problems
-    assert all(p["advice"] == end for p in problems), problems
