@@ -437,11 +437,11 @@ def _inline(spec, node):
 
 def _mutations(rs: Ruleset, rule) -> list[tuple[object, int, int]]:
     """Each one-place change of the rule's clause (definitions inlined), compiled:
-    [(fn(s, seat, card, target), size, depth)]; size 0 makes a comparison strict or loose, or sets
-    an option the clause reads to another of its values (everywhere it reads it, so at depth 0: a
-    place of the clause changed alike is the smaller change): a limit off by one and a house rule
-    are the commonest departures of an engine; 1 sets a sub-expression to True or False, 2 sets
-    the whole clause. Shared by the rulesets in which the clause reads the same option values."""
+    [(fn(s, seat, card, target), size, depth)]; size 0 makes a comparison strict or loose, 1 sets
+    a sub-expression to True or False, or an option the clause reads to another of its values
+    (everywhere it reads it, so at depth 0: a place of the clause changed alike is the smaller
+    change), 2 sets the whole clause. Shared by the rulesets in which the clause reads the same
+    option values."""
     return rs.shared(("mutations", rule.id, rule.clause), (rule.clause,),
                      lambda: _make_mutations(rs, rule))
 
@@ -498,7 +498,7 @@ def _make_mutations(rs: Ruleset, rule) -> list[tuple[object, int, int]]:
         for value in rs.spec.options[option].values:
             if value == rs.options.get(option) and type(value) is type(rs.options.get(option)):
                 continue
-            add(ast.unparse(_set_option(copy.deepcopy(tree), option, value)), 0, 0)
+            add(ast.unparse(_set_option(copy.deepcopy(tree), option, value)), 1, 0)
     for place in places:
         if place[1] > 0:
             place_changes(*place)
