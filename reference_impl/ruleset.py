@@ -8,8 +8,9 @@ lists the legal actions after running the bout ends that are due, and `step`
 (`Ruleset.step_source`), which Game.apply_action calls once per action: the action's event, the
 count of steps, then settle, with every primitive and the decisions they ask for written out as
 their clauses (inline.py). `step` is written and compiled only once the ruleset has played
-WARM_STEPS actions; until then the same three calls are made one by one (`Ruleset.play_step`). The generated source comes from checked clause trees and primitives.py
-only; Python adds loops, never a rule.
+WARM_STEPS actions; until then the same three calls are made one by one (`Ruleset.play_step`).
+The generated source comes from checked clause trees and primitives.py only; Python adds loops,
+never a rule.
 """
 
 from __future__ import annotations
@@ -555,9 +556,7 @@ class Ruleset:
                   "            s.any_throw = False"]
         settle_at = len(lines)
         for event, (src, _) in zip(BOUT_ENDS, ends):
-            lines += [f"        if {src}:", f"            ev_{event}(g, s, None)",
-                      "            ends += 1", "            if ends >= _MAX_SETTLE:",
-                      "                _unsettled()", "            continue"]
+            lines += _bout_end_block(src, [f"            ev_{event}(g, s, None)"])
         # settle's body before the bout ends, for step (written when step is first asked for)
         head = list(lines[lines.index("def settle(g, s):") + 1:settle_at])
         rest = ["        out = []"] + _indented([ln for lines, _ in others for ln in lines], 4)
@@ -597,9 +596,7 @@ class Ruleset:
             head, ends, rest = self._step_parts
             written = list(head)
             for event, cond in zip(BOUT_ENDS, ends):
-                written += [f"        if {cond}:"] + self._event_lines(event, self._ns, "None", 12) + [
-                            "            ends += 1", "            if ends >= _MAX_SETTLE:",
-                            "                _unsettled()", "            continue"]
+                written += _bout_end_block(cond, self._event_lines(event, self._ns, "None", 12))
             src = self._step_source = "\n".join(self._step_lines(self._ns, written + rest))
         return src
 
@@ -833,6 +830,13 @@ def _loops(src: str) -> int:
     generated program tests its conditions of one level in that order, the cheap ones first
     (clauses have no side effects, so only the time spent changes)."""
     return sum(isinstance(node, ast.comprehension) for node in ast.walk(ast.parse(src, mode="eval")))
+
+
+def _bout_end_block(cond: str, body: list[str]) -> list[str]:
+    """settle's lines for one bout end: when `cond` holds, its event (`body`), counted against
+    _MAX_SETTLE, then settling starts over."""
+    return [f"        if {cond}:"] + body + ["            ends += 1", "            if ends >= _MAX_SETTLE:",
+                                            "                _unsettled()", "            continue"]
 
 
 def _prelude(names) -> list[str]:
