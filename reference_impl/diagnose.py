@@ -62,6 +62,7 @@ ADDING = ("throw", "pass")  # what an engine that ends a bout early no longer al
 # The rule each action kind's own effect falls under when a field differs right after it.
 EFFECT_RULES = {"attack": "attack.opener", "throw": "throw_in.rank", "cover": "defence.beat",
                 "take": "defence.take", "pass": "bout.pass"}
+ACTION_EFFECTS = {a["effect"] for a in ACTIONS.values() if a.get("effect")}  # spec's own effect rules
 EFFECT_RULES.update({k: a["effect"] for k, a in ACTIONS.items() if a.get("effect")})
 MOVES_ROLES = {k for k, a in ACTIONS.items() if a.get("moves_roles")}  # transfer, show
 # When one step changes several fields, the earliest stage that differs is the cause:
@@ -1282,8 +1283,7 @@ def _older_cards(point: _Point, eng: dict) -> list[str]:
         # an action's own effect put on the table (a transfer's card, kept by the transferer)
         moved = {point.action.card.real.text} if point.action.card is not None else set()
         last = point.provenance.get("_cards", {})
-        effects = {a["effect"] for a in ACTIONS.values() if a.get("effect")}
-        moved |= {c for c in table if last.get(c) not in effects} \
+        moved |= {c for c in table if last.get(c) not in ACTION_EFFECTS} \
             if b.table and eng.get("table") == [] else set()
         out += [c for c in dict.fromkeys(shown) if shown.count(c) > 1 and c not in out and c not in moved]
     return out
