@@ -626,9 +626,7 @@ class Session:
             self._restart()
             return
         if found:  # the first difference of that game, as a record like the later ones
-            head = {"step": probe.step, "action": probe.action, "check": probe.check,
-                    "want": probe.want, "have": probe.have, "message": probe.message,
-                    "rule": probe.rule, "diagnosis": probe.diagnosis, "observation": found[0][0]}
+            head = _record(probe, found[0][0])
             found = [(at, head if r is probe else r) for at, r in found]
         seen = {(res.rule, _record_kind(res.check, res.want, res.have)): res}
         seen.update({(d["rule"], _record_kind(d["check"], d["want"], d["have"])): d
@@ -684,9 +682,7 @@ class Session:
             probe.message = m.message
             self._diagnose(probe, ruleset, case, observations[:at + 1], m, live=False,
                            settled=[i for i, _ in marks])
-            record = {"step": m.step, "action": m.action, "check": m.check, "want": m.want,
-                      "have": m.have, "message": probe.message, "rule": probe.rule,
-                      "diagnosis": probe.diagnosis, "observation": at}
+            record = _record(probe, at)
             seen[(probe.rule, _kind(m))] = record
             marks.append((at, record))
             res.differences.append(record)
@@ -916,6 +912,13 @@ class Session:
 
 
 MAX_DIFFERENCES = 10  # later differences kept per case run
+
+
+def _record(r: Result, at: int) -> dict:
+    """A later difference of a case run as `Result.differences` keeps it: the failing run's
+    fields, and the index of its observation."""
+    return {"step": r.step, "action": r.action, "check": r.check, "want": r.want, "have": r.have,
+            "message": r.message, "rule": r.rule, "diagnosis": r.diagnosis, "observation": at}
 
 
 def _kind(m: Mismatch) -> str:
