@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, NamedTuple
 
 from .errors import ClauseError, SpecError, suggest
@@ -126,11 +127,22 @@ class Clause:
     type: str
     src: str
     names: frozenset
-    fn: Callable | None = None
     const: bool = False
     value: Any = None
     file: str = ""
     path: str = ""
+    params: tuple[str, ...] = ()
+    what: str = ""  # names the clause in errors raised while it runs ('rule attack.opener')
+
+    @cached_property
+    def fn(self) -> Callable:
+        """The clause as a Python callable fn(s, *params), made the first time it is asked for:
+        most clauses of a ruleset are only written into its generated programs (src), so a
+        ruleset that never calls them costs no compile."""
+        args = ", ".join(("s",) + self.params)
+        code = compile(f"lambda {args}: {self.src}", f"<{self.file}:{self.path}>", "eval")
+        ns = dict(RUNTIME, _ORIGIN=Origin(self.what, self.text, self.file, self.path))
+        return eval(code, ns)  # our generated source, built from the checked tree
 
 
 @dataclass
@@ -162,6 +174,13 @@ class Origin(NamedTuple):
     path: str
 
 
+# Clause text -> its parsed tree, shared by every compiler in the process: the rulesets of many
+# presets parse the same texts. Nothing changes a tree once parsed (tools that rewrite one, such as
+# diagnose and verify, rewrite a copy).
+_PARSED: dict[str, ast.Expression] = {}
+MAX_PARSED = 4096
+
+
 class Compiler:
     """Checks and compiles clause text against an Env; caches definitions. `what` names the
     clause in errors raised while it runs ('rule attack.opener')."""
@@ -184,10 +203,16 @@ class Compiler:
             raise self.error(f"a clause must be a string, not {type(text).__name__}")
         if len(text) > MAX_CLAUSE_CHARS:
             raise self.error(f"clause is {len(text)} characters; the limit is {MAX_CLAUSE_CHARS}")
-        try:
-            return ast.parse(text.strip(), mode="eval")
-        except SyntaxError as exc:
-            raise self.error(f"clause {text!r} is not a valid expression: {exc.msg}") from None
+        tree = _PARSED.get(text)
+        if tree is None:
+            try:
+                tree = ast.parse(text.strip(), mode="eval")
+            except SyntaxError as exc:
+                raise self.error(f"clause {text!r} is not a valid expression: {exc.msg}") from None
+            if len(_PARSED) >= MAX_PARSED:
+                _PARSED.clear()
+            _PARSED[text] = tree
+        return tree
 
     def compile(self, text: str, want: str | None = None, params: tuple[str, ...] = ()) -> Clause:
         tree = self.parse(text)
@@ -196,13 +221,8 @@ class Compiler:
             em = self.coerce(em, want.rstrip("?"))
             if not self.assignable(em.type, want):
                 raise self.error(f"clause {text!r} has type {em.type}; a {want} is needed here")
-        clause = Clause(text, tree, em.type, em.src, em.names, const=em.const, value=em.value,
-                        file=self.file, path=self.path)
-        args = ", ".join(("s",) + params)
-        code = compile(f"lambda {args}: {em.src}", f"<{self.file}:{self.path}>", "eval")
-        ns = dict(RUNTIME, _ORIGIN=Origin(self.what, text, self.file, self.path))
-        clause.fn = eval(code, ns)  # our generated source, built from the checked tree
-        return clause
+        return Clause(text, tree, em.type, em.src, em.names, const=em.const, value=em.value,
+                      file=self.file, path=self.path, params=tuple(params), what=self.what)
 
     def conjuncts(self, text: str) -> list[tuple[ast.AST, Emitted]]:
         """Check a bool clause and return its top-level 'and' operands, each emitted alone."""

@@ -111,7 +111,6 @@ class Ruleset:
         self.decisions: dict[str, CompiledRule] = {}
         self.match_decisions: dict[str, CompiledRule] = {}  # over vocab.MATCH, see match.py
         self.invariants: list[tuple[dict, Clause]] = []
-        self.flow: dict[str, list[tuple[object, object]]] = {}  # event -> [(primitive, when)]
         self.events: dict[str, object] = {}  # event -> generated fn(game, state, action), see _fuse
         self._compile_rules()
         self._compile_invariants()
@@ -381,7 +380,12 @@ class Ruleset:
                     fn = partial(fn, after=step["after"])
                 compiled.append((fn, when))
             self._flow_steps[event] = compiled
-            self.flow[event] = [(fn, None if when is None else when.fn) for fn, when in compiled]
+
+    @property
+    def flow(self) -> dict[str, list[tuple[object, object]]]:
+        """event -> [(primitive, its `when` as fn(s), or None)], for tools that walk the flow."""
+        return {event: [(fn, None if when is None else when.fn) for fn, when in steps]
+                for event, steps in self._flow_steps.items()}
 
     def _hoisting_compiler(self, names, file, path, keep=(), real=frozenset()) -> Compiler:
         """A compiler that reads each state value (but those in `keep`) from its `_v_` local,
