@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import re
 import stat
@@ -297,6 +298,7 @@ def load_file(path, raw: bytes | None = None) -> object:
 # entry is not parsed or validated again; any other (edited, new, a user's own) is read in full.
 INDEX_NAME = "index.jsonl"
 INDEX_FORMAT = "durak-spec content index 1"
+_SHA_FIELD = b'"sha256":"'  # how a line's facts give its digest (ContentIndex.text writes it so)
 
 
 def digest(raw: bytes) -> str:
@@ -307,38 +309,91 @@ class ContentIndex:
     """The index of one folder (INDEX_NAME): a header line {"format", "seal"}, then one line per
     file, `{"file", "sha256", ...facts}<TAB>data`, both JSON (JSON text holds no raw tab). The
     seal is the digest of what validation depended on (the schemas): an index written under other
-    schemas, or unreadable, is ignored as a whole."""
+    schemas, or unreadable, is ignored as a whole.
+
+    The index is read as it is asked: its first SCAN_LOOKUPS digests are each found by a search of
+    the file's bytes (a one-case check asks for one file of a 5 MB index), and only then is the
+    whole read at once. A line is decoded when its digest is asked for; a line that does not read
+    back, or whose facts name another digest, counts as absent (the file is read in full)."""
+
+    SCAN_LOOKUPS = 8
 
     def __init__(self, path: Path, seal: str):
         self.path, self.seal = Path(path), seal
-        self.entries: dict[str, tuple[dict, str]] = {}  # sha256 -> (facts, data as JSON text)
+        self._lines: dict[str, bytes] | None = None  # sha256 -> its line, once read whole
+        self._scanned: dict[str, bytes | None] = {}  # sha256 -> its line, found by a search
+        self._parsed: dict[str, tuple[dict, bytes] | None] = {}  # sha256 -> (facts, data JSON)
+
+    def _sealed(self, head: bytes) -> bool:
         try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-            header = json.loads(lines[0]) if lines else {}
-        except (OSError, UnicodeDecodeError, ValueError):
-            return
-        if header != {"format": INDEX_FORMAT, "seal": seal}:
-            return
-        for line in lines[1:]:
-            facts, _, data = line.partition("\t")
-            try:
-                facts = json.loads(facts)
-                self.entries[facts["sha256"]] = (facts, data)
-            except (ValueError, KeyError, TypeError):
-                continue
+            return json.loads(head) == {"format": INDEX_FORMAT, "seal": self.seal}
+        except (ValueError, UnicodeDecodeError):
+            return False
+
+    def _read_all(self) -> dict[str, bytes]:
+        try:
+            raw = self.path.read_bytes()
+        except OSError:
+            return {}
+        head, _, rest = raw.partition(b"\n")
+        if not self._sealed(head):
+            return {}
+        lines = {}
+        for line in rest.split(b"\n"):
+            at = line.find(_SHA_FIELD, 0, line.find(b"\t"))
+            if at >= 0:
+                lines[line[at + len(_SHA_FIELD):at + len(_SHA_FIELD) + 64].decode("ascii", "replace")] = line
+        return lines
+
+    def _search(self, sha: str) -> bytes | None:
+        try:
+            with open(self.path, "rb") as f:
+                if not self._sealed(f.readline()):
+                    return None
+                with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                    at = m.find(_SHA_FIELD + sha.encode("ascii", "replace") + b'"')
+                    if at < 0:
+                        return None
+                    end = m.find(b"\n", at)
+                    return m[m.rfind(b"\n", 0, at) + 1:len(m) if end < 0 else end]
+        except (OSError, ValueError):  # unreadable, or empty (mmap of nothing)
+            return None
+
+    def _line(self, sha: str) -> bytes | None:
+        if self._lines is None and len(self._scanned) >= self.SCAN_LOOKUPS:
+            self._lines = self._read_all()
+        if self._lines is not None:
+            return self._lines.get(sha)
+        if sha not in self._scanned:
+            self._scanned[sha] = self._search(sha)
+        return self._scanned[sha]
+
+    def _entry(self, sha: str) -> tuple[dict, bytes] | None:
+        if sha not in self._parsed:
+            line, entry = self._line(sha), None
+            if line is not None:
+                head, _, data = line.partition(b"\t")
+                try:
+                    facts = json.loads(head)
+                    if isinstance(facts, dict) and facts.get("sha256") == sha:
+                        entry = (facts, data)
+                except (ValueError, UnicodeDecodeError):
+                    pass
+            self._parsed[sha] = entry
+        return self._parsed[sha]
 
     def facts(self, sha: str) -> dict | None:
-        entry = self.entries.get(sha)
+        entry = self._entry(sha)
         return entry[0] if entry else None
 
     def data(self, sha: str):
         """What the file of this digest parses to, or None when the index does not hold it."""
-        entry = self.entries.get(sha)
+        entry = self._entry(sha)
         if entry is None:
             return None
         try:
             return json.loads(entry[1])
-        except ValueError:
+        except (ValueError, UnicodeDecodeError):
             return None
 
     @staticmethod

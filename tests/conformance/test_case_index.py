@@ -75,6 +75,27 @@ def test_an_index_written_under_another_schema_is_ignored(tmp_path):
     assert ContentIndex(path, "seal-b").data("0" * 64) is None
 
 
+@pytest.mark.parametrize("whole", [False, True], ids=["searched", "read whole"])
+def test_an_index_gives_each_digest_its_own_line_whether_searched_or_read_whole(tmp_path, whole):
+    """A few digests are found by a search of the file, more by reading it whole: both give each
+    digest its own facts and data, and a digest that only a data text holds is not in the index."""
+    shas = [f"{i:064x}" for i in range(12)]
+    decoy = "f" * 64
+    entries = [(f"{i}.yaml", sha, {"id": i}, {"x": i, "note": f'"sha256":"{decoy}"'})
+               for i, sha in enumerate(shas)]
+    path = tmp_path / INDEX_NAME
+    path.write_text(ContentIndex.text("seal", entries))
+    index = ContentIndex(path, "seal")
+    if whole:
+        for sha in shas[:ContentIndex.SCAN_LOOKUPS]:
+            index.facts(sha)
+    for i in reversed(range(len(shas))):
+        assert index.facts(shas[i]) == {"file": f"{i}.yaml", "sha256": shas[i], "id": i}
+        assert index.data(shas[i])["x"] == i
+    assert index.facts(decoy) is None and index.data("0" * 63 + "z") is None
+    assert index._lines is not None  # twelve lookups: the index was read whole at last
+
+
 def test_lint_notes_an_index_out_of_date_until_it_is_rewritten(spec, shipped, monkeypatch):
     from durak_spec.tools.lint import index as lint_index
 
