@@ -163,8 +163,9 @@ KINDS = ("verdict-accepts", "verdict-rejects", "legal-extra", "legal-missing", "
 
 def load_known(path, spec=None) -> dict[str, str]:
     """Read a ledger `known_divergences: {signature: reason}` (the signatures durak fuzz prints,
-    KIND RULE, e.g. `legal-extra throw_in.timing`; a third word, the shape of an action that
-    older signatures carried, is ignored), naming the entry of any mistake."""
+    KIND RULE, e.g. `legal-extra throw_in.timing`, or for an engine error `error` and what it
+    answered with its message's digest, e.g. `error step-error#3f2a1c`; a third word, the shape
+    of an action that older signatures carried, is ignored), naming the entry of any mistake."""
     try:
         data = load_file(path)
     except InputError as exc:
@@ -180,7 +181,8 @@ def load_known(path, spec=None) -> dict[str, str]:
             raise AdapterError(f"{path}: known_divergences: {key!r} is not a signature "
                                f"KIND RULE (kinds: {', '.join(KINDS)}, state.FIELD), "
                                "e.g. 'verdict-accepts limits.cap'")
-        if spec is not None and words[1] != "-" and words[1] not in spec.rules_by_id:
+        if spec is not None and words[0] != "error" and words[1] != "-" and \
+                words[1] not in spec.rules_by_id:
             raise AdapterError(f"{path}: known_divergences: {key!r} names no rule of the spec "
                                f"({words[1]})")
         if not isinstance(reason, str) or not reason.strip():
@@ -386,6 +388,8 @@ class Campaign:
         if again is None:  # not reproducible (a flaky engine): keep what was seen
             return
         w = _keep(w, again)
+        if w.kind == "error" and len(w.steps) > 1:
+            w = self._cut_after_error(w, test)
         if self.lock.positions and w.steps:
             w = self._from_position(w, test)
         if not self.lock.positions and len(w.steps) > 1:
@@ -404,6 +408,20 @@ class Campaign:
             if len(w.steps) > 1 and w.setup != before:
                 w = self._fewer_cards(self._reduce_prefix(w, test), test)
         entry.witness = w
+
+    def _cut_after_error(self, w: Divergence, test) -> Divergence:
+        """The shortest prefix of the steps that still shows the engine error, by bisection: an
+        error answered to a whole stretch does not say at which of its actions it arose, and the
+        other passes of the shrinker keep the witness's last step."""
+        lo, hi = 1, len(w.steps)  # the first `hi` steps show it
+        while lo < hi:
+            mid = (lo + hi) // 2
+            got = test(w.setup, w.steps[:mid])
+            if got is not None:
+                w, hi = _keep(w, got, force=True), min(mid, len(got.steps))
+            else:
+                lo = mid + 1
+        return w
 
     def _from_bout_start(self, w: Divergence, test) -> Divergence:
         """Start from a deal that is the reference's position at the start of a bout of the

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from durak_spec.conformance.actionmodel import ActionModel, atomic_texts, multi_card_openings
 from durak_spec.conformance.coverage import ClauseCoverage
 from durak_spec.conformance.engine import comparable, state_view
+from durak_spec.conformance.problems import error_key
 from durak_spec.conformance.protocol import check_result, reads_named_suits
 from durak_spec.conformance.transport import Adapter, EngineFault
 from durak_spec.reference_impl.diagnose import (
@@ -111,8 +112,9 @@ class Divergence:
 def signature(kind: str, rule: str, shape: str = "") -> str:
     """KIND RULE: divergences of one kind decided by one rule are one bug, whatever the action
     (the shape is kept with the witness, not in the signature). An engine error has no rule: its
-    shape says what it answered to which command (`error step-crash`, `error legal-protocol`), so
-    errors of one kind and message are one signature and others are not."""
+    shape says what it answered to which command and a digest of its message without particulars
+    (`error step-error#3f2a1c`, `error legal-protocol#90be4d`: problems.error_key), so errors of
+    one kind and message are one signature and others are not."""
     if kind == "error" and not rule and shape:
         return f"error {shape}"
     return f"{kind} {rule or '-'}"
@@ -559,8 +561,10 @@ class Lockstep:
             detail = problem
         else:
             detail = f"{reply.kind}: {reply.value}"
+        # the stretch is the witness, as a fault's: the case shrunk from it shows the same error
         self._report("error", "", None, "a result", detail,
-                     f"the engine answered step with {detail}", seg, [],
+                     f"the engine answered step with {detail}", seg,
+                     list(getattr(self, "_in_flight", [])),
                      token="step-protocol" if reply.kind == "result" else f"step-{reply.kind}")
         return None
 
@@ -579,10 +583,11 @@ class Lockstep:
                 steps: list, token: str = "") -> None:
         """Report one occurrence. The witness is built only when the campaign wants it: a new
         signature, or a shorter witness of a known one. An engine error's `token` (what it
-        answered, to which command) stands in its signature for the rule it has not."""
+        answered, to which command) and its message's digest stand in its signature for the rule
+        it has not."""
         shape = shape_of(action) if kind != "error" or action is not None else "step"
         if kind == "error" and token:
-            shape = token
+            shape = f"{token}#{error_key(message)}"
         sig = signature(kind, rule, shape)
         prior = self.since_sync
         self.pending.add(sig)

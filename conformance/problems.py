@@ -16,6 +16,7 @@ prefix the counterfactual search (diagnose.search_options) looked at. Otherwise 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 
@@ -148,16 +149,23 @@ def kind_of(r) -> str:
 
 
 _NUMBERS = re.compile(r"\d+(\.\d+)?")
-_QUOTED = re.compile(r"('[^']*'|\"[^\"]*\")")
+_QUOTED = re.compile(r"(?<!\w)('[^']*'|\"[^\"]*\")")  # not an apostrophe (the engine's)
 _BRACKETED = re.compile(r"\([^()]*\)?|\[[^\[\]]*\]?")  # a ruleset, a position, a list
 
 
 def error_signature(message: str) -> str:
     """An engine error's kind and message without its particulars (numbers, quoted values, what
     the runner did next): errors that differ only in those are one problem."""
-    text = str(message).split("; restart")[0]
+    text = str(message).split("; restart")[0].split("; seen ")[0]  # (fuzz's count of it)
     text = _QUOTED.sub("'...'", _NUMBERS.sub("N", _BRACKETED.sub("(...)", text)))
     return text[:160]
+
+
+def error_key(message: str) -> str:
+    """A short digest of error_signature(message): durak fuzz's signature of an engine error
+    carries it, so that two errors of one command (a KeyError at a take, a ZeroDivisionError at a
+    cover) are two divergences, each with its own witness, and the same error at other cards is one."""
+    return hashlib.sha1(error_signature(message).encode()).hexdigest()[:6]
 
 
 def _family(kind: str) -> str:

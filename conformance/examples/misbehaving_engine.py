@@ -31,6 +31,8 @@ when unset), in the mode DURAK_MISBEHAVE names:
     spin         never returns (a busy loop)
     many-legal   from then on lists five million legal actions
     crash        raises
+    two-crashes  raises a KeyError at a take and a ZeroDivisionError at a cover by a trump (two
+                 bugs: durak fuzz reports them apart)
     interrupt    raises KeyboardInterrupt itself (no Ctrl-C was pressed)
     huge         answers with a 3 MB string in its result
     not-json     answers with a set in its result
@@ -51,8 +53,8 @@ from durak_spec.conformance.examples.reference_engine import serve
 
 MODES = ("crash", "hang", "exit", "garbage", "flood", "wrong-id", "both", "missing-keys",
          "bad-result", "slow-start", "orphan", "stderr", "escape")
-PYTHON_MODES = ("sys-exit", "os-exit", "hang", "spin", "many-legal", "crash", "interrupt", "huge",
-                "not-json", "skip-most")
+PYTHON_MODES = ("sys-exit", "os-exit", "hang", "spin", "many-legal", "crash", "two-crashes",
+                "interrupt", "huge", "not-json", "skip-most")
 STDERR_BYTES = 1_000_000
 FLOOD_BYTES = 2_000_000
 
@@ -154,6 +156,12 @@ class MisbehavingEngine(ReferenceEngine):
                     pass
             if self.mode == "crash":
                 raise EngineCrash(f"crashing on purpose at {action!r}")
+            words = action.split()
+            if self.mode == "two-crashes" and words[1:2] == ["take"]:
+                raise KeyError(f"no pile for seat {words[0]}")
+            if self.mode == "two-crashes" and words[1:2] == ["cover"] and \
+                    words[2][-1] == self.game.state.trump_card.suit:
+                raise ZeroDivisionError("division by zero in beats()")
             if self.mode == "interrupt":
                 raise KeyboardInterrupt
             if self.mode == "huge":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -405,6 +406,41 @@ def test_a_campaign_whose_engine_skipped_most_deals_exits_3_with_the_reasons(tmp
     assert campaign["skip_reasons"][0]["reason"] == "this engine deals only with spades as trump"
     # the deals it plays, it plays as the reference does: the only finding is the skipping
     assert campaign["steps"] > 0 and not campaign["divergences"], campaign["divergences"][:1]
+
+
+def test_two_errors_of_one_command_are_two_signatures_each_with_its_own_case(tmp_path,
+                                                                            monkeypatch):
+    """An engine error's signature is its kind and its message without particulars: a KeyError at
+    a take and a ZeroDivisionError at a cover are two divergences (each case shrunk to its own
+    error), the KeyError at every seat's take one; a ledger names one of them."""
+    monkeypatch.setenv("DURAK_MISBEHAVE", "two-crashes")
+    engine = f"python:{EXAMPLES}.misbehaving_engine:MisbehavingEngine"
+    result = _cli("--adapter", engine, "--games", "12", "--players", "2", "--out", tmp_path, "-q",
+                  "--report", tmp_path / "r.json")
+    assert result.exit_code in (1, 3), result.output
+    divergences = json.loads((tmp_path / "r.json").read_text())["fuzz"][0]["divergences"]
+    errors = {d["message"].split(": ")[1]: d for d in divergences if d["kind"] == "error"}
+    assert set(errors) == {"KeyError", "ZeroDivisionError"}, [d["message"] for d in divergences]
+    assert len({d["signature"] for d in errors.values()}) == 2
+    assert errors["KeyError"]["occurrences"] > 2  # takes by either seat, one signature
+    for name, d in errors.items():
+        case = Path(d["case_path"]).read_text()
+        assert name in case and ("take" if name == "KeyError" else "cover") in case.split("steps:")[1]
+    ledger = tmp_path / "known.yaml"
+    ledger.write_text(f"known_divergences:\n  {errors['KeyError']['signature']}: crashes at a take\n")
+    again = _cli("--adapter", engine, "--games", "12", "--players", "2", "--out", tmp_path / "2",
+                 "-q", "--known", ledger)
+    assert "known error step-error#" in again.output and "NEW   error step-error#" in again.output
+
+
+def test_an_error_signature_keeps_the_field_and_drops_the_values():
+    from durak_spec.conformance.problems import error_key, error_signature
+    message = ("the engine's answer to state at the start is out of protocol: '24' is not of type "
+               "'integer' at state/talon_count (schema result-state.json); seen 3 time(s)")
+    assert error_signature(message) == ("the engine's answer to state at the start is out of "
+                                        "protocol: '...' is not of type '...' at state/talon_count (...)")
+    assert error_key(message) == error_key(message.replace("'24'", "'7'").replace("3 time", "9 time"))
+    assert error_key(message) != error_key(message.replace("talon_count", "discard_count"))
 
 
 def test_fuzz_advises_no_option_that_only_explains_a_witness(spec, tmp_path):
