@@ -11,6 +11,7 @@ The same checked tree is what the z3 backend translates (see `Clause.tree`).
 from __future__ import annotations
 
 import ast
+import operator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, NamedTuple
@@ -44,6 +45,11 @@ CMP_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">
            ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not"}
 ARITH_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
              ast.Pow: "**"}
+# What each operator computes, for folding two constants while compiling.
+FOLD = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+        ">=": operator.ge, "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+        "is": operator.is_, "is not": operator.is_not, "+": operator.add, "-": operator.sub,
+        "*": operator.mul, "//": operator.floordiv, "%": operator.mod}
 MAX_POW = 64  # exponents of '**' are clamped to 0..MAX_POW
 MAX_POW_BASE = 16  # the largest base of '**' (a constant)
 MAX_CLAUSE_CHARS = 2000
@@ -435,7 +441,7 @@ class Compiler:
         if a.const and b.const:
             if op in ("//", "%") and b.value == 0:
                 raise self.error("division by zero in clause")
-            return const(eval(f"{a.value!r} {op} {b.value!r}", {}))  # two folded int literals
+            return const(FOLD[op](a.value, b.value))  # two folded int literals
         return Emitted(INT, f"({a.src} {op} {b.src})", names=a.names | b.names)
 
     def _compare(self, node: ast.Compare) -> Emitted:
@@ -449,7 +455,7 @@ class Compiler:
             self._check_compare(left, op, right)
             names |= left.names | right.names
             if left.const and right.const:
-                if not eval(f"_a {op} _b", {"_a": left.value, "_b": right.value}):
+                if not FOLD[op](left.value, right.value):
                     return const(False)
             elif op in ("==", "!=") and left.src == right.src:  # a value is itself (no side effects)
                 if op == "!=":

@@ -283,11 +283,18 @@ class Ruleset:
         return self._memo(key + self._read_key(*texts), make)
 
     def _read_key(self, *texts) -> tuple:
-        """The values of the options `texts` read (through definitions too)."""
-        reads = self.spec.__dict__.setdefault("_reads", {})
-        if texts not in reads:
-            reads[texts] = tuple(options_read(self.spec, texts))
-        return tuple((n, repr(self.options.get(n))) for n in reads[texts]) + self._deck_key()
+        """The values of the options `texts` read (through definitions too), kept per ruleset
+        once its deck is known (a ruleset's options do not change)."""
+        mine = self.__dict__.setdefault("_read_keys", {})
+        key = mine.get(texts)
+        if key is None:
+            reads = self.spec.__dict__.setdefault("_reads", {})
+            if texts not in reads:
+                reads[texts] = tuple(options_read(self.spec, texts))
+            key = tuple((n, repr(self.options.get(n))) for n in reads[texts]) + self._deck_key()
+            if getattr(self, "deck", None) is not None:
+                mine[texts] = key
+        return key
 
     def _deck_key(self) -> tuple:
         """The deck's literals (rank, suit and colour values depend on the deck, not only on the
