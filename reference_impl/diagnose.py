@@ -45,6 +45,7 @@ import ast
 import copy
 import re
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from .errors import DurakError, NotationError, SpecError
@@ -1044,50 +1045,52 @@ def _bout_end_finding(point: _Point, ref_game: Game, obs: Observation, engine_mo
 
 # -- attribution: state fields ----------------------------------------------------------------------
 
-def _turn_up_drawn(before, after, eng_hands: list) -> bool:
-    """Whether the engine's draw is the reference's (the same players, as many cards each, in the
-    same order) from the talon with its last card (the turn-up, or the card under it) moved to
-    the other end: where the turn-up lies decides that, not who draws or in what order."""
-    talon = [c.text for c in before.talon]
-    if len(talon) < 2:
+def _turn_up_drawn(point: _Point, eng_hands: list) -> bool:
+    """Whether the engine's hands are the reference's after this step played from the talon with
+    its last card (the turn-up, or the card under it) moved to the other end: the same players
+    drawing as many cards each in the same order, where the turn-up lies decides that, not who
+    draws or in what order. Cards are counted, not named: two packs hold two copies of each."""
+    if len(point.before.state.talon) < 2 or point.action is None:
         return False
-    where = {c: i for i, c in enumerate(talon)}
-    ref = [sorted(where[c.text] for c in hand if c.text in where) for hand in after.hands]
-    order = sorted((idx[0], seat, len(idx)) for seat, idx in enumerate(ref) if idx)
-    moved, dealt, at = [talon[-1]] + talon[:-1], {}, 0
-    for _, seat, count in order:
-        dealt[seat], at = set(moved[at:at + count]), at + count
-    eng = [{c for c in hand if c in where} for hand in eng_hands]
-    return eng != [set(talon[i] for i in idx) for idx in ref] and \
-        all(eng[seat] == dealt.get(seat, set()) for seat in range(len(eng)))
+    moved = point.before.clone()
+    talon = moved.state.talon
+    talon.insert(0, talon.pop())
+    moved.apply_action(point.action)
+    eng = [Counter(hand) for hand in eng_hands]
+    return eng != [Counter(c.text for c in hand) for hand in point.after.state.hands] and \
+        eng == [Counter(c.text for c in hand) for hand in moved.state.hands]
 
 
-def _draw_rule(before, after, eng: dict, turn_up_rule: str) -> str | None:
+def _draw_rule(point: _Point, eng: dict, turn_up_rule: str) -> str | None:
     """draw.who or draw.order by what differs after a draw, or None when the cards kept from
     before the draw already differ (the difference is not the draw's); the rule placing the
-    turn-up when the engine drew the turn-up instead of the talon's next card."""
-    talon = {c.text for c in before.talon}
+    turn-up when the engine drew the turn-up instead of the talon's next card. The reference's
+    drawers put the cards they draw after those they keep (primitives.replenish)."""
+    before, after = point.before.state, point.after.state
+    talon = Counter(c.text for c in before.talon)
     n, size = after.n, after.hand_size
     drawers = {seat for seat in range(n) if after.drew[seat] or after.short_after_draw[seat]}
     if isinstance(eng.get("hands"), list) and len(eng["hands"]) == n:
         eng_drawn = []
         for seat in range(n):
             hand = eng["hands"][seat]
-            if not isinstance(hand, list):
+            if not isinstance(hand, list) or not all(isinstance(c, str) for c in hand):
                 return None
-            kept = {c for c in hand if c not in talon}
-            if kept != {c.text for c in after.hands[seat] if c.text not in talon}:
+            mine = after.hands[seat]
+            kept = Counter(c.text for c in mine[:len(mine) - after.drew[seat]])
+            drawn = Counter(hand) - kept
+            if kept - Counter(hand) or drawn - talon:
                 return None
-            eng_drawn.append(len(hand) - len(kept))
+            eng_drawn.append(drawn.total())
         eng_sizes = [len(h) for h in eng["hands"]]
-        if _turn_up_drawn(before, after, eng["hands"]):
+        if _turn_up_drawn(point, eng["hands"]):
             return turn_up_rule
     elif isinstance(eng.get("hand_sizes"), list) and len(eng["hand_sizes"]) == n:
         eng_sizes = eng["hand_sizes"]
         eng_drawn = [eng_sizes[seat] - (len(after.hands[seat]) - after.drew[seat]) for seat in range(n)]
     else:
         return "draw.order"
-    eng_talon = eng.get("talon_count", len(talon) - sum(max(0, d) for d in eng_drawn))
+    eng_talon = eng.get("talon_count", len(before.talon) - sum(max(0, d) for d in eng_drawn))
     eng_out = eng.get("out") if isinstance(eng.get("out"), list) else []
     if any(seat in drawers and eng_drawn[seat] <= 0 and not after.out[seat] for seat in eng_out):
         return "end.out"  # out before the draw, so it drew nothing: going out decides it
@@ -1124,10 +1127,14 @@ def _older_draw_rule(point: _Point, eng: dict) -> str:
 def _turn_up_held(point: _Point, eng: dict) -> bool:
     """The engine holds the turn-up while the reference's talon still has it under other cards:
     it took cards from the talon's other end, where the turn-up lies (by a draw, or the
-    exchange of poker durak), and the rule that says where it lies decides."""
+    exchange of poker durak), and the rule that says where it lies decides. Copies are counted:
+    with two packs a hand may hold the other copy of the turn-up's card."""
     talon, hands = point.before.state.talon, eng.get("hands")
-    return len(talon) > 1 and isinstance(hands, list) and \
-        any(isinstance(h, list) and talon[-1].text in h for h in hands)
+    if len(talon) < 2 or not isinstance(hands, list):
+        return False
+    turn_up = talon[-1].text
+    held = sum(h.count(turn_up) for h in hands if isinstance(h, list))
+    return held > sum(c.text == turn_up for hand in point.before.state.hands for c in hand)
 
 
 def _hands_older(point: _Point, eng: dict) -> bool:
@@ -1148,7 +1155,6 @@ def _hands_older(point: _Point, eng: dict) -> bool:
 
 def _field_finding(point: _Point, fields: list[str], eng: dict, engine_moved: bool) -> Diagnosis:
     """The rule deciding the earliest-stage field among `fields` (which differ)."""
-    b, a = point.before.state, point.after.state
     candidates = []
     for f in fields:
         stage = point.stages.get(f) if engine_moved and point.legal else None
@@ -1167,7 +1173,7 @@ def _field_finding(point: _Point, fields: list[str], eng: dict, engine_moved: bo
         elif stage[0] == STAGE["older"] and f in ("hands", "hand_sizes") and _turn_up_held(point, eng):
             rule = point.before.ruleset.decisions["trump_suit"].rule.id
         elif rule == "draw":
-            rule = _draw_rule(b, a, eng, point.before.ruleset.decisions["trump_suit"].rule.id) \
+            rule = _draw_rule(point, eng, point.before.ruleset.decisions["trump_suit"].rule.id) \
                 or point.stages.get("table", (0, None))[1]
         candidates.append((stage[0], fields.index(f), f, rule))
     candidates.sort()

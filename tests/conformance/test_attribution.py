@@ -229,6 +229,23 @@ def test_the_turn_up_drawn_first_is_where_the_turn_up_lies(spec):
     assert seen({"JS": "QC", "QC": "JS"}).rule == "draw.order"
 
 
+def test_the_turn_up_drawn_first_is_told_apart_with_two_packs(spec):
+    """Two packs hold two copies of each card: a hand may hold a card whose other copy is in the
+    talon, and the turn-up's card may lie twice at its end. Cards are counted, not named (the
+    five-bug engine's turn-up drawn first was named draw.who under two_packs)."""
+    rs = spec.ruleset("two_packs", {})
+    setup = {"hands": [["8S", "9S", "6C", "QC", "QH", "KH"], ["TS", "9C", "6D", "KD", "9H", "JH"]],
+             "talon": ["7D", "QC", "9C", "AC", "AC"], "trump": "AC", "attacker": 0}
+    taker = ["TS", "9C", "6D", "KD", "9H", "JH", "8S"]
+
+    def seen(drawn):
+        hand = ["9S", "6C", "QC", "QH", "KH"] + drawn
+        return attribute(rs, setup, [Observation("0 attack 8S", True),
+                                     Observation("1 take", True, state={"hands": [hand, taker]})]).rule
+    assert [seen(["7D"]), seen(["AC"]), seen(["QC"]), seen([])] == \
+        [None, "deck.trump", "draw.order", "draw.who"]
+
+
 def test_a_card_the_engine_holds_since_an_earlier_step_is_that_steps_doing(spec):
     """The card a transfer left in the transferer's hand shows only at the take that follows,
     where the engine also keeps the bout open: the transfer decides it, not the end of the bout
