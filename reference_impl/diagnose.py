@@ -1256,7 +1256,8 @@ def _attribute(point: _Point, obs: Observation) -> Diagnosis:
 def _older_cards(point: _Point, eng: dict) -> list[str]:
     """Cards the engine holds that no step up to this one brought where it shows them: in a
     player's hand where the reference has them neither before nor after the step, nor on the
-    table before or after it, nor in the talon when the bout ends at the step on either side (the draw follows); or
+    table before or after it, nor at the top of the talon when the bout ends at the step on
+    either side (the draw follows); or
     shown twice (in a hand and on the table, or in two hands) where the deck has one copy, but
     the step's own card and, where the engine ends the bout at the step, the table's cards (a
     pickup that leaves a thrown card with its thrower too is this step's). An older difference than
@@ -1268,7 +1269,10 @@ def _older_cards(point: _Point, eng: dict) -> list[str]:
         return []
     table = {c.real.text for t in (b.table, a.table) for pair in t for c in pair if c is not None}
     ends = bool(b.table) and (not a.table or eng.get("table") == [])
-    drawn = {c.text for c in b.talon} if ends else set()
+    # a draw deals from the top: as many cards as the engine's talon shows gone (all it may)
+    left = eng.get("talon_count")
+    top = len(b.talon) - left if isinstance(left, int) and 0 <= left <= len(b.talon) else len(b.talon)
+    drawn = {c.text for c in b.talon[:top]} if ends else set()
     # the table goes to a hand only when a bout is taken: to the defender's, or back to the
     # adders' where a pickup may be partial; a bout beaten off on the reference's side leaves
     # every other hand as it was (a card kept by a transferer shows only when the bout ends)
@@ -1298,12 +1302,16 @@ def _older_cards(point: _Point, eng: dict) -> list[str]:
 def _position_finding(point: _Point, ref_game: Game, obs: Observation, engine_moved: bool):
     """A difference of position (the bout over on one side only, a state field, roles the legal
     set implies), or None. Cards the engine holds since an earlier step come first: the rule of
-    the step that last moved them (the reference's), else the rule that last decided the hands."""
+    the step that last moved them (the reference's), else, or where the engine holds the
+    turn-up, the rule that last decided the hands."""
     older = _older_cards(point, obs.state) if obs.state else []
     if older:
         moved = point.provenance.get("_cards", {})
         rule = next((moved[c] for c in older if moved.get(c)), None)
-        if rule is None:
+        # the engine holding the turn-up, under other cards in the reference's talon, took from
+        # the talon's other end: where the turn-up lies decides, whatever last moved that card
+        # (a swap that made it the turn-up)
+        if rule is None or _turn_up_held(point, obs.state):
             return _field_finding(point, ["hands"], obs.state, engine_moved=False)
         return Diagnosis(rule, "state.hands", f"the engine holds {', '.join(older[:3])} since an "
                          "earlier step", involved=[rule])

@@ -246,6 +246,37 @@ def test_the_turn_up_drawn_first_is_told_apart_with_two_packs(spec):
         [None, "deck.trump", "draw.order", "draw.who"]
 
 
+def test_the_turn_up_held_since_a_swap_is_where_the_turn_up_lies(spec):
+    """The card swapped for the turn-up lies at the talon's end; an engine that draws from the
+    other end holds it after the next draw. Where the turn-up lies decides, not the swap that last
+    moved that card (the five-bug engine's was named deck.trump_exchange under marmot_tournament)."""
+    rs = spec.ruleset("marmot_tournament", {})
+    setup = {"hands": [["7S", "JS", "KC", "6D", "9D", "JD"], ["8S", "9S", "TC", "KD", "7H", "AH"],
+                       ["QS", "7C", "QD", "AD", "6H", "TH"]],
+             "talon": ["TS", "8H", "KH", "KS", "9H"], "trump": "9H", "attacker": 2}
+    played = [Observation(a, True) for a in ("2 attack TH", "2 swap 6H", "0 take", "1 pass")]
+
+    def seen(drawn):
+        hands = [["7S", "JS", "KC", "6D", "9D", "JD", "TH"], ["9S", "TC", "KD", "7H", "AH"],
+                 ["QS", "7C", "QD", "AD", "9H", drawn]]
+        return attribute(rs, setup, played + [Observation("1 attack 8S", True, state={"hands": hands})]).rule
+    assert (seen("TS"), seen("6H")) == (None, "deck.trump")
+
+
+def test_a_bout_the_engine_ends_for_want_of_a_card_it_never_drew_is_the_draws_doing(spec):
+    """The engine drew the turn-up where the reference draws 7D, so its attacker has nothing to
+    add and the bout ends; the draw at that end gives it 7D after all. What it holds is judged by
+    the cards the draw deals from the top (as many as its talon shows gone), so the turn-up it
+    holds is older than the bout end: deck.trump, not the rule on when cards may be added."""
+    rs = spec.ruleset("podkidnoy", {})
+    setup = {"hands": [["7S", "QS", "AS", "QC", "6D", "KD"], ["AC", "JS", "6H", "TH", "JH", "QH"]],
+             "talon": ["7D", "KH", "KS", "9C", "8H"], "trump": "8H", "attacker": 0}
+    played = [Observation(a, True) for a in ("0 attack KD", "1 take", "0 attack 7S", "1 cover 7S with JS")]
+    state = {"hands": [["QS", "AS", "QC", "6D", "7D", "8H"], ["AC", "KD", "6H", "TH", "JH", "QH"]],
+             "talon_count": 3, "table": [], "attacker": 1, "defender": 0}
+    assert attribute(rs, setup, played + [Observation("0 throw 7D", False, state=state)]).rule == "deck.trump"
+
+
 def test_a_card_the_engine_holds_since_an_earlier_step_is_that_steps_doing(spec):
     """The card a transfer left in the transferer's hand shows only at the take that follows,
     where the engine also keeps the bout open: the transfer decides it, not the end of the bout
