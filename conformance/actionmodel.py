@@ -25,10 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from durak_spec.reference_impl.diagnose import Observation
 from durak_spec.reference_impl.errors import IllegalAction, NotationError
 from durak_spec.reference_impl.game import Game
 from durak_spec.reference_impl.notation import action_text
+from durak_spec.reference_impl.observation import Observation
 from durak_spec.reference_impl.state import Action
 
 # hello's "actions": capability -> (default, values).

@@ -30,14 +30,17 @@ that breaks its schema (schemas/protocol/result-<cmd>.json) is out of protocol.
 from __future__ import annotations
 
 import importlib.metadata
+from typing import TYPE_CHECKING
 
 from durak_spec.conformance.actionmodel import apply_move, move_actions
 from durak_spec.reference_impl.errors import DurakError, IllegalAction
 from durak_spec.reference_impl.game import Game, Setup
-from durak_spec.reference_impl.match import Match
 from durak_spec.reference_impl.notation import action_text, protocol_state
 from durak_spec.reference_impl.spec import Spec, load_spec
 from durak_spec.reference_impl.vocab import CAPABILITIES
+
+if TYPE_CHECKING:  # a match is made only for an engine that plays matches (_match)
+    from durak_spec.reference_impl.match import Match
 
 PROTOCOL_VERSION = "1.1"
 try:
@@ -130,6 +133,8 @@ class ReferenceEngine:
     def _match(self) -> Match:
         """The match the current game is the first deal of, until next_deal begins another."""
         if self.match is None:
+            from durak_spec.reference_impl.match import Match  # only engines of matches
+
             rs, setup = self.game.ruleset, self.game.setup
             self.match = Match(rs, setup.players, first_dealer=setup.dealer)
             self.match._first_attacker = self._first

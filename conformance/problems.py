@@ -20,9 +20,9 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from durak_spec.reference_impl.diagnose import Observation, leave_out, reproduces, variant_ruleset
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.model import value_text
+from durak_spec.reference_impl.observation import Observation
 
 MAX_CANDIDATES = 6  # advices tried per problem, most frequent first
 MAX_LISTED = 200    # cases listed per problem
@@ -51,6 +51,8 @@ class Evidence:
         key = (tuple(sorted((k, repr(v)) for k, v in change.items())), frozenset(skip))
         if key in self._verdicts:
             return self._verdicts[key]
+        from durak_spec.reference_impl.diagnose import leave_out, reproduces, variant_ruleset
+
         ok = bool(self.games)
         for ruleset, setup, observations, marks in sorted(self.games, key=lambda g: not g[3]):
             observations = _narrowed(leave_out(observations, [i for i, r in marks if id(r) in skip]),

@@ -17,7 +17,6 @@ import html
 import json
 import os
 import tempfile
-import xml.etree.ElementTree as ET
 from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
@@ -163,6 +162,8 @@ def write_reports(paths: dict, results, meta: dict, positions: dict | None = Non
 # -- JUnit --------------------------------------------------------------------------------------
 
 def junit_text(results, meta: dict) -> str:
+    import xml.etree.ElementTree as ET  # only a JUnit report needs it
+
     meta = bounded(meta)
     by_area = defaultdict(list)
     for r in results:

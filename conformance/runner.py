@@ -42,11 +42,11 @@ from durak_spec.conformance.transport import (
     PythonAdapter,
     Reply,
 )
-from durak_spec.reference_impl.diagnose import Observation, action_group, diagnose
 from durak_spec.reference_impl.errors import ClauseError, DurakError
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.model import rule_options, value_text
 from durak_spec.reference_impl.notation import action_text, comparable_field
+from durak_spec.reference_impl.observation import Observation
 from durak_spec.reference_impl.spec import Spec, check_option_value
 from durak_spec.reference_impl.vocab import CAPABILITIES
 from durak_spec.reference_impl.yamlio import InputError, load_file
@@ -780,6 +780,8 @@ class Session:
             settled = ()  # indexes of the engine's moves, not of these actions
         elif part is not None:  # one group's difference of a legal set, diagnosed alone
             observations = observations[:-1] + [replace(observations[-1], legal=part, parsed=None)]
+        from durak_spec.reference_impl.diagnose import diagnose  # loaded only for a failure
+
         try:
             found = diagnose(ruleset, case.setup, observations, budget=self.diagnose_budget,
                              memo=self._diagnose_memo, search=search, settled=settled)
@@ -937,6 +939,8 @@ def _by_kind(m: Mismatch) -> list:
     one difference, the bout end's."""
     if m.check != "legal" or not isinstance(m.want, list) or not isinstance(m.have, list):
         return [m]
+    from durak_spec.reference_impl.diagnose import action_group  # loaded only for a failure
+
     want, have = {str(a) for a in m.want}, {str(a) for a in m.have}
     groups: dict = {}
     for text in sorted(have - want) + sorted(want - have):

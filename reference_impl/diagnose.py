@@ -52,6 +52,7 @@ from .errors import DurakError, NotationError, SpecError
 from .game import Game, Setup
 from .model import options_read, rule_options, value_text
 from .notation import action_text, comparable_field, parse_action, protocol_state
+from .observation import Observation
 from .ruleset import Ruleset
 from .state import Action, State
 from .vocab import ACTION_KINDS, ACTIONS, CARD_KINDS
@@ -69,19 +70,6 @@ MOVES_ROLES = {k for k, a in ACTIONS.items() if a.get("moves_roles")}  # transfe
 # When one step changes several fields, the earliest stage that differs is the cause:
 STAGE = {"older": 0, "effect": 1, "bout_end": 2, "draw": 3, "out": 4, "game_over": 5, "fool": 6,
          "attacker": 7, "defender": 8}
-
-
-@dataclass
-class Observation:
-    """What the engine did at one step: `action` is None for the start of the game. `state` (any
-    subset of the protocol's state fields) and `legal` are the engine's after the step, or before
-    it when the engine rejected it; None where they were not asked for."""
-
-    action: str | None
-    accepted: bool | None = None
-    state: dict | None = None
-    legal: list | None = None
-    parsed: object = field(default=None, repr=False, compare=False)  # legal, as Actions (a cache)
 
 
 @dataclass

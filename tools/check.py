@@ -24,7 +24,6 @@ from rich.text import Text
 
 from durak_spec.conformance import report as reports
 from durak_spec.conformance.cases import case_ids, load_suite
-from durak_spec.conformance.matches import run_match_case
 from durak_spec.conformance.problems import find_problems
 from durak_spec.conformance.runner import (
     FAILING,
@@ -120,7 +119,7 @@ def run_suite(spec, adapter_name, selection, *, cases_dir=None, known_file=None,
                 meta["stopped"] = (f"gave up after {faults_in_a_row} engine faults in a row; "
                                    f"{len(jobs) - i - 1} of {len(jobs)} case runs not run")
                 break
-        if not meta.get("stopped"):
+        if matches and not meta.get("stopped"):
             results += _run_matches(session, matches, progress)
     except AdapterError as exc:  # the handshake failed: no case ran, the reports say why
         meta["error"] = str(exc)
@@ -166,6 +165,8 @@ def _match_jobs(session, suite, selection) -> list:
 
 
 def _run_matches(session, matches, progress) -> list:
+    from durak_spec.conformance.matches import run_match_case  # only when matches are selected
+
     out = []
     for path, case_id, data in matches:
         out.append(run_match_case(session, case_id, data, path))
