@@ -80,12 +80,24 @@ def _write(folder: Path, entry: Path, data: bytes) -> None:
         pass
 
 
+# folder -> how many entries it held when this process last listed it, plus those written since:
+# the folder is listed again only when that count passes MAX_ENTRIES (a first run writes a dozen
+# entries, and listing a full folder after each costs more than the writes).
+_COUNTED: dict[str, int] = {}
+
+
 def _prune(folder: Path) -> None:
     """Past MAX_ENTRIES entries, remove the oldest half."""
+    counted = _COUNTED.get(str(folder))
+    if counted is not None and counted < MAX_ENTRIES:
+        _COUNTED[str(folder)] = counted + 1
+        return
     entries = [e for e in os.scandir(folder) if e.name.endswith(".bin")]
+    _COUNTED[str(folder)] = len(entries)
     if len(entries) <= MAX_ENTRIES:
         return
     entries.sort(key=lambda e: e.stat().st_mtime)
+    _COUNTED[str(folder)] = len(entries) - len(entries) // 2
     for old in entries[:len(entries) // 2]:
         try:
             os.unlink(old.path)
