@@ -77,6 +77,7 @@ BOUT_TRIES = 4       # bout starts of a witness tried as deals (without position
 CARD_TESTS = 24      # engine runs spent dropping cards from a shrunk deal
 SYNC_EVERY = 50      # games between looks at a shared database for other workers' finds
 YOUNG = 10_000       # allocations between collections of the youngest generation, in a campaign
+CAUSES = 4           # earlier signatures replayed as agreed, at most, to settle what one follows
 SEED_EVERY = 10      # every this many games, a game starts from the generated boundary case of a
                      # clause side not reached yet (from a deal, for an engine without positions)
 
@@ -95,14 +96,17 @@ class Entry:
     case_path: Path | None = None
     found_length: int = 0        # the witness's length before shrinking
     # the signatures seen before every occurrence of this one, since the engine was last in sync
-    # with the reference: when not empty, this divergence is probably their consequence
+    # with the reference: the candidates of which it may be the consequence
     after: set = field(default_factory=set)
+    # those of them whose differences, taken as agreed in a replay of the witness, make this one
+    # disappear (Campaign.settle_follows): it is probably their consequence
+    follows_from: list = field(default_factory=list)
     observed: list | None = None  # the witness as observations (diagnose), evidence for advice
     advice: dict | None = None    # the variant of as_if that every witness of the run confirms
 
     @property
     def follows(self) -> list:
-        return sorted(self.after)
+        return list(self.follows_from)
 
     @property
     def signature(self) -> str:
@@ -338,6 +342,49 @@ class Campaign:
             return None
         return reached.setup, list(reached.prefix) + list(seed[1])
 
+    # -- consequences ------------------------------------------------------------------------
+    def settle_follows(self, entry: Entry) -> None:
+        """Which earlier divergences this one follows from, by replay: its witness (the campaign's
+        shortest occurrence, before shrinking) is played again on the engine with the differences
+        of an earlier signature seen in it taken as agreed (the reference adopts the engine's view
+        of those actions: Lockstep.agreed), each candidate alone (at most CAUSES of them), then
+        all together; a candidate is kept when the divergence then no longer shows at its step.
+        Co-occurrence alone proves nothing: a bug the engine shows at every step precedes every
+        other one. At most CAUSES + 2 replays of one witness, with fixed steps: deterministic."""
+        entry.follows_from = []
+        if not entry.after:
+            return
+        w = entry.witness
+        self._scratch_coverage = ClauseCoverage(self.lock.ruleset)
+        seen = self._occurrences(w.setup, w.steps)
+        mine = [d for d in seen if d.signature == w.signature and d.length == w.length] or \
+            [d for d in seen if d.kind == w.kind and d.length == w.length]
+        if not mine:
+            return  # not shown again: nothing to settle
+        texts = set(mine[0].texts)
+        earlier = [d for d in seen if d.length < w.length and d.signature in entry.after]
+        candidates = list(dict.fromkeys(d.signature for d in earlier))[:CAUSES]
+
+        def disappears(signatures: set) -> bool:
+            extra = {t for d in earlier if d.signature in signatures and d.kind == "legal-extra"
+                     for t in d.texts}
+            missing = {t for d in earlier if d.signature in signatures and d.kind == "legal-missing"
+                       for t in d.texts}
+            if not extra and not missing:
+                return False
+            self.lock.agreed = (frozenset(extra), frozenset(missing))
+            try:
+                again = self._occurrences(w.setup, w.steps)
+            finally:
+                self.lock.agreed = None
+            return not any(d.kind == w.kind and d.length == w.length and
+                           (not texts or texts & set(d.texts)) for d in again)
+
+        found = [sig for sig in candidates if disappears({sig})]
+        if not found and len(candidates) > 1 and disappears(set(candidates)):
+            found = candidates
+        entry.follows_from = sorted(found)
+
     # -- shrinking ---------------------------------------------------------------------------
     def _occurrences(self, setup_json: dict, steps: list | None, rng=None,
                      limit: int | None = None) -> list[Divergence]:
@@ -346,7 +393,7 @@ class Campaign:
         found: list[Divergence] = []
         lock = self.lock
         saved = (lock.on_divergence, lock.coverage, lock.wants, lock._sampled, lock.avoid_probe,
-                 lock.avoid_after, lock.run)
+                 lock.avoid_after, lock.run, lock.since_sync, lock.pending)
         lock.on_divergence, lock.coverage = found.append, self._scratch_coverage
         lock._sampled, lock.avoid_probe, lock.avoid_after = {}, set(), set()
         self.lock.wants = lambda sig, length, prior: True
@@ -362,7 +409,7 @@ class Campaign:
             return []
         finally:
             (lock.on_divergence, lock.coverage, lock.wants, lock._sampled, lock.avoid_probe,
-             lock.avoid_after, lock.run) = saved
+             lock.avoid_after, lock.run, lock.since_sync, lock.pending) = saved
             self.lock.steps = steps_before
         return found
 
@@ -854,8 +901,11 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
     result.games, result.steps, result.skipped = camp.game, camp.lock.steps, skipped
     if camp.game == 0 and skipped:
         result.errors.append(f"the engine skipped every deal ({skipped}): {reason}")
+    if not result.interrupted:
+        for entry in camp.entries.values():  # before shrinking: the witness shows what came first
+            camp.settle_follows(entry)
     entries = sorted(camp.entries.values(),
-                     key=lambda e: (e.known is not None, bool(e.after), e.first_game))
+                     key=lambda e: (e.known is not None, bool(e.follows_from), e.first_game))
     for entry in entries:
         entry.found_length = entry.witness.length
         if shrink:

@@ -88,6 +88,7 @@ class Divergence:
     players: int
     diagnosis: str = ""
     after: frozenset = frozenset()  # signatures seen before it since the engine was last in sync
+    texts: tuple = ()    # the actions it differs by: the action at stake, or a legal set's part
 
     @property
     def signature(self) -> str:
@@ -252,6 +253,9 @@ class Lockstep:
         self.on_divergence = on_divergence or (lambda d: None)
         self.wants = lambda sig, length, prior: True  # the campaign counts what it does not want
         self.since_sync: frozenset = frozenset()  # signatures seen since the last (re)start
+        # (actions the engine lists, actions it leaves out) that the reference takes as agreed:
+        # a replay with earlier differences accepted (fuzz.Campaign.settle_follows)
+        self.agreed: tuple | None = None
         self.pending: set = set()                 # ... and at the step being judged
         self.coverage = coverage if coverage is not None else ClauseCoverage(self.ruleset)
         self.deck = self.ruleset.deck.cards
@@ -580,7 +584,7 @@ class Lockstep:
 
     # -- judging -------------------------------------------------------------------------------
     def _report(self, kind, rule, action: Action | None, want, have, message, seg: _Segment,
-                steps: list, token: str = "") -> None:
+                steps: list, token: str = "", texts=()) -> None:
         """Report one occurrence. The witness is built only when the campaign wants it: a new
         signature, or a shorter witness of a known one. An engine error's `token` (what it
         answered, to which command) and its message's digest stand in its signature for the rule
@@ -600,7 +604,8 @@ class Lockstep:
             witness += [{"do": t, "expect": "accept"} for t in texts[:-1]] + [{**s, "do": texts[-1]}]
         self.on_divergence(Divergence(
             kind, rule, shape, text_of(action) if action is not None else None, want, have,
-            message, seg.setup.to_json(), witness, seg.setup.players, after=prior))
+            message, seg.setup.to_json(), witness, seg.setup.players, after=prior,
+            texts=tuple(texts)))
 
     def _check_state(self, want: dict, have, action, seg, steps) -> bool:
         """Report the first state field that differs; False when one does."""
@@ -696,6 +701,9 @@ class Lockstep:
                          token="legal-protocol")
             return None
         have_set = {" ".join(a.split()) for a in have}
+        if self.agreed is not None:  # the reference adopts the engine's view of these actions
+            extra, missing = self.agreed
+            want = (want - (missing - have_set)) | (extra & have_set)
         if have_set == want:
             return have_set
         where = f"after {steps[-1]['do']}" if steps else "at the start"
@@ -728,7 +736,7 @@ class Lockstep:
                 self._report(kind, named, action, sorted(want), sorted(have_set),
                              f"legal actions {where}: the engine {verb} {', '.join(texts[:3])}"
                              + (" ..." if len(texts) > 3 else "")
-                             + (f" ({named})" if named else ""), seg, steps)
+                             + (f" ({named})" if named else ""), seg, steps, texts=texts)
         return have_set
 
     def _note(self, seg: _Segment, obs: Observation) -> None:
@@ -842,6 +850,8 @@ class Lockstep:
             e = entries[j]
             accepted = e.get("accepted")
             if accepted is not p.accept:
+                if self.agreed is not None and p.text in self.agreed[0 if accepted else 1]:
+                    return "abandon", j, set()  # a verdict taken as agreed: the replay ends
                 g = self._game_at(checkpoints, plan, j)
                 expect = "accept" if p.accept else "reject"
                 if p.accept:
@@ -860,7 +870,7 @@ class Lockstep:
                     kind, want, have = "verdict-accepts", f"rejected by {rule}", "accepted"
                     message = f"{p.text}: the reference rejects it by {rule}, the engine accepts it"
                 self._report(kind, rule, p.action, want, have, message, seg,
-                             steps + [{"do": p.text, "expect": expect}])
+                             steps + [{"do": p.text, "expect": expect}], texts=[p.text])
                 self.agree = agree
                 return "cut", j, {p.text}
             if not accepted:

@@ -123,6 +123,7 @@ def merge(results: list[FuzzResult]) -> FuzzResult:
             else:
                 have.count += e.count
                 have.after &= e.after
+                have.follows_from = [s for s in have.follows_from if s in e.follows_from]
                 if e.witness.length < have.witness.length:
                     have.witness, have.case, have.case_path = e.witness, e.case, e.case_path
         for rule, entry in r.coverage.items():
@@ -130,8 +131,8 @@ def merge(results: list[FuzzResult]) -> FuzzResult:
             for side in ("accept", "reject"):
                 if entry[side]["exercised"] and not mine[side]["exercised"]:
                     mine[side] = entry[side]
-    out.entries = sorted(by_sig.values(), key=lambda e: (e.known is not None, bool(e.after),
-                                                         e.first_game))
+    out.entries = sorted(by_sig.values(), key=lambda e: (e.known is not None,
+                                                         bool(e.follows_from), e.first_game))
     seen = {e.signature for e in out.entries}
     vanished: dict = {}
     for r in results:
@@ -163,7 +164,7 @@ def _print(res: FuzzResult, adapter_name: str, preset: str, players, options, ou
         click.echo(f"error: {err}", err=True)
     new, known = res.new, [e for e in res.entries if e.known is not None]
     click.echo(f"{len(res.entries)} distinct divergence(s): {len(new)} new, {len(known)} known; "
-               f"{sum(1 for e in res.entries if not e.after)} seen on their own")
+               f"{sum(1 for e in res.entries if not e.follows_from)} not the consequence of another")
     spec_opt = f" --spec {shlex.quote(spec_dir)}" if spec_dir else ""
     for e in res.entries:
         w = e.witness
@@ -171,8 +172,9 @@ def _print(res: FuzzResult, adapter_name: str, preset: str, players, options, ou
         click.echo(f"{tag} {w.signature}: seen {e.count} time(s), first in game {e.first_game}"
                    + (" (replayed from the database)" if e.replayed else ""))
         click.echo(f"      rule: {w.rule or '-'}; {w.message}")
-        if e.after:
-            click.echo(f"      always after {', '.join(e.follows)} (probably its consequence)")
+        if e.follows_from:
+            click.echo(f"      follows {', '.join(e.follows)}: replayed with that difference taken "
+                       "as agreed, it no longer shows (probably its consequence)")
         if w.diagnosis:
             click.echo(f"      diagnosis: {w.diagnosis}")
         if e.known is not None:

@@ -5,6 +5,7 @@ legality clauses they exercised."""
 from __future__ import annotations
 
 import json
+import random
 import sys
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from durak_spec.conformance.cases import HERE, load_suite
 from durak_spec.conformance.coverage import summary
 from durak_spec.conformance.examples.mutants import MUTANTS
 from durak_spec.conformance.fuzz import _agrees, _deal_of, fuzz
+from durak_spec.conformance.lockstep import Lockstep
 from durak_spec.conformance.transport import make_adapter
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.tools.cli import cli
@@ -105,6 +107,46 @@ def test_one_campaign_reports_every_bug_of_an_engine(spec, tmp_path, mutants, pl
                                             if e.witness.rule not in broken), sigs
     assert len(set(sigs)) == len(sigs) and all(e.witness.rule for e in result.entries), sigs
     assert sum(e.count for e in result.entries) > len(result.entries)  # counted, not repeated
+
+
+def test_a_divergence_follows_an_earlier_one_only_when_accepting_that_one_makes_it_disappear(
+        spec, tmp_path):
+    """Co-occurrence is no consequence. A trump that beats no plain card shows in nearly every
+    bout, so the other bug's refusals (a player who passed may still add) come after it; replayed
+    with its differences taken as agreed they still show: not its consequence. A cover the engine
+    left out of its list and then refuses is gone once that list is accepted: its consequence."""
+    name = f"python:{EXAMPLES}.mutants:passed_player_adds+trump_beats_only_trump"
+    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=15, players=(3,), shrink=False,
+                   seed_value=1)
+    by_sig = {e.signature: e for e in result.entries}
+    refused = by_sig["verdict-rejects defence.beat"]
+    assert refused.follows == ["legal-missing defence.beat"], refused.after
+    independent = [e for e in result.entries if "legal-missing defence.beat" in e.after
+                   and e.witness.rule != "defence.beat"]
+    assert independent, [(e.signature, e.after) for e in result.entries]
+    assert all("legal-missing defence.beat" not in e.follows for e in independent), \
+        [(e.signature, e.follows) for e in independent]
+    assert all(set(e.follows) <= e.after for e in result.entries)
+    # the replay itself: with the covers it left out taken as agreed, the engine's list is the
+    # reference's there, and the refusal at the end is agreed too
+    adapter = make_adapter(name, spec=spec)
+    found = []
+    lock = Lockstep(spec, adapter, adapter.open(), "podkidnoy", {}, found.append)
+    w = refused.witness
+    rs = lock.ruleset
+    try:
+        for agreed in (None, "the covers"):
+            if agreed:
+                lock.agreed = (frozenset(), frozenset(t for d in found if d.kind == "legal-missing"
+                                                      for t in d.texts))
+                found.clear()
+            lock.play(Setup.from_json(w.setup, rs.deck, rs.player_limits), random.Random(0),
+                      fixed=[s["do"] for s in w.steps])
+            shown = {d.signature for d in found}
+            assert "legal-missing defence.beat" in shown and refused.signature in shown \
+                if agreed is None else not shown & {"legal-missing defence.beat", refused.signature}
+    finally:
+        adapter.close()
 
 
 def test_without_positions_a_case_is_the_deal_and_a_short_prefix(spec, tmp_path):
