@@ -425,9 +425,9 @@ def _inline(spec, node):
     return Inliner().visit(node)
 
 
-def _mutations(rs: Ruleset, rule) -> list[tuple[object, int, int]]:
+def _mutations(rs: Ruleset, rule) -> list[tuple[object, int, int, str | None]]:
     """Each one-place change of the rule's clause (definitions inlined), compiled:
-    [(fn(s, seat, card, target), size, depth)]; size 0 makes a comparison strict or loose, 1 sets
+    [(fn(s, seat, card, target), size, depth, the option it sets or None)]; size 0 makes a comparison strict or loose, 1 sets
     a sub-expression to True or False, or an option the clause reads to another of its values
     (everywhere it reads it, so at depth 0: a place of the clause changed alike is the smaller
     change), 2 sets the whole clause. Shared by the rulesets in which the clause reads the same
@@ -436,7 +436,7 @@ def _mutations(rs: Ruleset, rule) -> list[tuple[object, int, int]]:
                      lambda: _make_mutations(rs, rule))
 
 
-def _make_mutations(rs: Ruleset, rule) -> list[tuple[object, int, int]]:
+def _make_mutations(rs: Ruleset, rule) -> list[tuple[object, int, int, str | None]]:
     try:
         tree = ast.Expression(_inline(rs.spec, ast.parse(rule.clause.strip(), mode="eval").body))
     except SyntaxError:
@@ -457,14 +457,14 @@ def _make_mutations(rs: Ruleset, rule) -> list[tuple[object, int, int]]:
     visit(tree.body, 0, tree, "body", None)
     out, seen = [], set()
 
-    def add(text: str, size: int, depth: int) -> None:
+    def add(text: str, size: int, depth: int, option: str | None = None) -> None:
         try:
             clause = rs.compile_variant_of(rule, text)
         except SpecError:
             return
         if clause.src not in seen:
             seen.add(clause.src)
-            out.append((clause.fn, size, depth))
+            out.append((clause.fn, size, depth, option))
 
     def place_changes(node, depth, parent, name, index) -> None:
         changes = []
@@ -488,7 +488,7 @@ def _make_mutations(rs: Ruleset, rule) -> list[tuple[object, int, int]]:
         for value in rs.spec.options[option].values:
             if value == rs.options.get(option) and type(value) is type(rs.options.get(option)):
                 continue
-            add(ast.unparse(_set_option(copy.deepcopy(tree), option, value)), 1, 0)
+            add(ast.unparse(_set_option(copy.deepcopy(tree), option, value)), 1, 0, option)
     for place in places:
         if place[1] > 0:
             place_changes(*place)
@@ -561,11 +561,17 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
     that forbids what the engine allowed earlier in the game (`history`) is not considered.
     `records` are changes of another kind, of one player's record in the state (_pass_records):
     (the rule reading it, the legal texts with it changed), each of size 1, after a clause change
-    of that size. Of changes as close and as small, the one that changes the rule's verdict on
-    fewer actions any seat could make here with any card of the deck wins (_breadth: a house rule
-    that stops one rank is a smaller change than one that stops whole seats, one that stops a
-    take than one that stops every action), then the deeper one, then the rule of fewer kinds of
-    action (a rule every action shares, who may act at all, would show in every kind). The rules of
+    of that size. A seat served out of turn is the order rule's: every seat served at once, or
+    the order of another value of an option it reads (_other_orders), each of size 1, or the
+    seats the engine serves instead, of size 2. A one-place change of the value of an option the
+    variant sets (or of the record such an option keeps) ranks with the smallest changes and
+    wins ties (ranked). Of changes as close and as small, the rule that forbids the first action
+    the engine lists wins, then the one that
+    changes the rule's verdict on fewer actions any seat could make here with any card of the
+    deck (_breadth: a house rule that stops one rank is a smaller change than one that stops
+    whole seats, one that stops a take than one that stops every action), then the deeper one,
+    then the rule of fewer kinds of action (a rule every action shares, who may act at all,
+    would show in every kind). The rules of
     the kinds that differ are added to `involved`, to `ties` the other rules a change of which
     does it with as few mismatches and as small a change, and to `larger` those a larger change
     of which does it with as few mismatches.
@@ -649,6 +655,16 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
     rules = list({cr.rule.id: cr.rule for kind in ACTION_KINDS for cr in rs.legality[kind]
                   if differing & set(cr.rule.applies_to)}.values())
     clauses = {cr.rule.id: cr.clause.fn for kind in ACTION_KINDS for cr in rs.legality[kind]}
+    declared = {n for n, origin in rs.option_origins.items() if origin == "override"}
+
+    def ranked(size: int, option) -> tuple[int, bool]:
+        """A change's size and whether it leaves alone every option the variant sets. A change
+        of such an option's value (or of the record it keeps) is a house rule the engine
+        declares, or the option a case is about, played otherwise: where the engine departs as
+        closely elsewhere, that is likelier, so as a one-place change it ranks with the smallest."""
+        own = option in declared if isinstance(option, str) else bool(option)
+        return (0 if own and size <= 1 else size), not own
+
     unbeaten = [t for t, d in s.table if d is None]
 
     def search(history, follow: bool):
@@ -657,13 +673,14 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
         best, fits = None, {}
         for rule in rules:
             kinds = set(rule.applies_to)
-            for fn, size, depth in _mutations(rs, rule):
+            for fn, size, depth, option in _mutations(rs, rule):
                 sc = score(predict(rule.id, fn, kinds, follow))
                 if sc >= baseline:
                     continue
                 wide = _breadth(rs, s, kinds, clauses[rule.id], fn, unbeaten) \
                     if best is None or sc <= best[0][0] else 0
-                key = (sc, size, rule.id != first_named, wide, -depth, rank.get(rule.id, (99, 999)))
+                key = (sc, *ranked(size, option), rule.id != first_named, wide, -depth,
+                       rank.get(rule.id, (99, 999)))
                 better = best is None or key < best[0]
                 if not better and (key[0] > best[0][0] or fits.get(rule.id, key[:2]) <= key[:2]):
                     continue  # neither the best change nor one as close (or closer for its rule)
@@ -677,7 +694,8 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
     best, fits = search(history, True)
     for rid, allowed_texts in records:
         sc = sum(1 for a in universe if (texts[a] in allowed_texts) != (texts[a] in eng)) + unparsed
-        key = (sc, 1, rid != first_named, INF, 1, rank.get(rid, (99, 999)))
+        kept = set(rule_options(rs.spec, rs.spec.rules_by_id[rid])) & declared  # the record's
+        key = (sc, *ranked(1, kept), rid != first_named, INF, 1, rank.get(rid, (99, 999)))
         if sc < baseline:
             fits[rid] = min(fits.get(rid, key[:2]), key[:2])
             if best is None or key < best[0]:
@@ -691,13 +709,22 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
             # engine serves instead of the reference's
             served = {a.seat for a in universe if a.kind in kinds_ and texts[a] in eng}
             alike = {a for a in ref_allowed | order_cut if a.kind in kinds_}
-            sc, size = min((score(ref_allowed | alike), 1), (score(
-                {a for a in ref_allowed if a.kind not in kinds_} | {a for a in alike if a.seat in served}), 2))
-            key = (sc, size, rid != first_named, INF, 0, rank.get(rid, (99, 999)))
-            if sc < baseline:
-                fits[rid] = min(fits.get(rid, key[:2]), key[:2])
-                if best is None or key < best[0]:
-                    best = (key, rid)
+            others = {a for a in ref_allowed if a.kind not in kinds_}
+            changes = [(score(ref_allowed | alike), 1, None),
+                       (score(others | {a for a in alike if a.seat in served}), 2, None)]
+            for key_fn, option in _other_orders(rs, rid, kinds_):  # an option it reads, set
+                if _order_refuted(rs, history, kinds_, key_fn):   # to another value
+                    continue
+                keys = {seat: key_fn(s, seat, None, None) for seat in {a.seat for a in alike}}
+                low = min(keys.values(), default=0)
+                changes.append((score(others | {a for a in alike if keys[a.seat] == low}), 1, option))
+            for sc, size, option in changes:
+                key = (sc, *ranked(size, option), rid != first_named, INF, 0,
+                       rank.get(rid, (99, 999)))
+                if sc < baseline:
+                    fits[rid] = min(fits.get(rid, key[:2]), key[:2])
+                    if best is None or key < best[0]:
+                        best = (key, rid)
     for looser in ([((), True)] if history else []) + [((), False)]:  # the step alone; the cards
         if best is not None or first_named is not None:
             break
@@ -716,6 +743,56 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
 
 
 INF = float("inf")
+
+
+def _other_orders(rs: Ruleset, rid: str, kinds) -> list:
+    """[(key, option)]: the order of action `kinds` under each other value of an option that
+    order rule `rid` reads (in its `when` or its key), a one-place change of the rule as an
+    option's other value is of a legality clause (_make_mutations). A value that switches
+    another order rule on gives that rule's key; one that leaves no order (free_for_all) is the
+    change that serves every seat at once, tried apart."""
+    def make():
+        spec, out = rs.spec, []
+        own = {k: rs.order[k].clause.src for k in kinds if k in rs.order}
+        for option in rule_options(spec, spec.rules_by_id[rid]):
+            for value in spec.options[option].values if option in spec.options else ():
+                if value == rs.options.get(option) and type(value) is type(rs.options.get(option)):
+                    continue
+                try:
+                    other = variant_ruleset(spec, rs.preset, {**rs.options, option: value})
+                except DurakError:
+                    continue
+                crs = [other.order.get(k) for k in kinds]
+                if all(cr is not None for cr in crs) and len({cr.clause.src for cr in crs}) == 1 \
+                        and any(crs[0].clause.src != src for src in own.values()):
+                    out.append((crs[0].clause.fn, option))
+        return out
+    options = tuple(sorted((k, repr(v)) for k, v in rs.options.items()))
+    return rs.shared(("other orders", rid, tuple(sorted(kinds)), rs.preset, options), (), make)
+
+
+def _order_refuted(rs: Ruleset, history, kinds, key) -> bool:
+    """Whether the order `key` of action `kinds` would have served another seat first where the
+    engine allowed an action of those kinds earlier in the game (`history`): as _refuted is for a
+    changed legality clause, what the engine did before rules that order out."""
+    forms = (rs.named_forms or {}).get("throw") or {}
+
+    def may_act(st, seat) -> bool:
+        if "throw" in kinds and any(all(cr.clause.fn(st, seat, c, None) for cr in rs.legality["throw"])
+                                    for card in st.hands[seat] for c in (card,) + forms.get(card, ())):
+            return True
+        return any(all(cr.clause.fn(st, seat, None, None) for cr in rs.legality[kind])
+                   for kind in kinds if kind not in CARD_KINDS)
+
+    seats: dict = {}  # one state's seats that may act (listed actions share their state)
+    for st, a in history:
+        if a.kind not in kinds:
+            continue
+        if id(st) not in seats:
+            seats[id(st)] = [seat for seat in range(st.n) if may_act(st, seat)]
+        if any(key(st, seat, None, None) < key(st, a.seat, None, None) for seat in seats[id(st)]):
+            return True
+    return False
 
 
 def _breadth(rs: Ruleset, s, kinds, clause, fn, unbeaten) -> int:
@@ -843,7 +920,7 @@ def _cards_decide(game: Game, covers: list, target, history) -> bool:
     for cr in rs.legality.get("cover", ()):
         if cr.rule.id == target.id or cr.clause.const:
             continue
-        for fn, _size, _depth in _mutations(rs, cr.rule):
+        for fn, _size, _depth, _option in _mutations(rs, cr.rule):
             if any(fn(s, a.seat, a.card, a.target) for a in covers):
                 continue
             if not any(fn(s, seat, c, t) for c in cards for t in cards if c != t):
@@ -864,7 +941,7 @@ def edge_rule(game: Game, action: Action) -> str | None:
     for cr in rs.legality.get(action.kind, ()):
         if cr.clause.const:
             continue
-        for fn, size, _depth in _mutations(rs, cr.rule):
+        for fn, size, _depth, _option in _mutations(rs, cr.rule):
             if size == 0 and not fn(s, action.seat, action.card, action.target):
                 return cr.rule.id
     return None

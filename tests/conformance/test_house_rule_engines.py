@@ -292,3 +292,34 @@ def test_the_skipped_at_once_twin_breaks_who_may_add_as_well_as_transfers(spec):
                 "table": [["QD", "JC"], ["QS", "TC"], ["QC", None], ["TD", "JD"]], "discard": 0}
     found = _found(spec, "BrokenSkippedAtOnceEngine", "perevodnoy", 4, position, ["1 take"])
     assert "legal-missing throw_in.who" in found and {s.split()[1] for s in found} == {"throw_in.who"}, found
+
+
+def test_a_seat_served_in_another_order_is_the_order_rule_not_who_may_add(spec):
+    """The broken last-adder-clockwise twin asks the main attacker (2) after the last adder (0),
+    where the clockwise order asks seat 1. throwers neighbours (an option's other value, a
+    one-place change of who may add) stops seat 1 too, and named it (106 + 106 occurrences at 4
+    players); the order rule's own option set to another value (thrower_order
+    last_adder_priority) is as small a change of the rule that the engine's card names."""
+    deal = {"hands": [["8S", "9S", "6C", "6D", "TH", "JH"], ["JS", "KS", "8C", "AD", "7H", "8H"],
+                      ["7S", "7D", "8D", "KD", "6H", "QH"], ["QS", "7C", "JC", "9D", "TD", "9H"]],
+            "talon": ["KH", "AS", "AC", "TC", "QC", "JD", "AH", "9C", "QD", "6S", "KC", "TS"],
+            "trump": "TS", "dealer": 3}
+    steps = ["2 attack 6H", "3 cover 6H with QS", "2 throw QH", "0 throw 6C", "3 cover 6C with 7C",
+             "0 throw 6D"]
+    assert set(_found(spec, "BrokenLastAdderClockwiseEngine", "podkidnoy", 4, deal, steps)) == {
+        "legal-extra throw_in.order_last_adder_clockwise",
+        "legal-missing throw_in.order_last_adder_clockwise"}
+
+
+def test_a_pass_kept_where_a_limit_one_card_short_reads_as_well_is_the_declared_house_rule(spec):
+    """The broken pass-withdrawn twin keeps 2's pass after 0's card at 6 players: a hand limit
+    one card short (a comparison made strict, the smallest change) stops 2's card as well, and
+    named it (limits.hand_at_start, 192 occurrences in 200 games). The pass record is read by the
+    rule of the option the engine declares (pass_withdrawn_by), which of one-place changes as
+    close now wins."""
+    position = {"hands": [["6H"], [], ["6C", "8D", "8H"], [], ["7D", "7H", "KH"], []],
+                "talon": [], "trump": "TS", "dealer": 5, "attacker": 2, "defender": 4,
+                "table": [["6D", "KD"], ["KC", None]], "out": [1, 3, 5], "bout": 18,
+                "beaten_bouts": 6, "discard": 26}
+    assert _found(spec, "BrokenPassWithdrawnEngine", "podkidnoy", 6, position,
+                  ["2 pass", "0 throw 6H"]) == ["legal-missing throw_in.not_passed"]
