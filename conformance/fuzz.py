@@ -59,7 +59,7 @@ from durak_spec.conformance.problems import (
 from durak_spec.conformance.record import record_case
 from durak_spec.conformance.runner import Result, Session
 from durak_spec.conformance.transport import Adapter, AdapterError
-from durak_spec.reference_impl.diagnose import Observation
+from durak_spec.reference_impl.diagnose import Observation, kind_group
 from durak_spec.reference_impl.diagnose import diagnose as counterfactual
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Game, Setup
@@ -709,8 +709,18 @@ class Campaign:
 
     def _completed(self, w: Divergence) -> list:
         """The engine's legal set in a legal-set witness, with the reference's actions that its
-        action model cannot express added (Lockstep._completed): what the diagnosis compares."""
+        action model cannot express added (Lockstep._completed): what the diagnosis compares.
+        Only the differences of this divergence's groups of kinds (diagnose.kind_group) are kept,
+        the rest as the reference lists them: the same set may show another bug, which is
+        another divergence (the covers a trump no longer beats beside a card added too early)."""
         have = set(w.have)
+        if w.texts and isinstance(w.want, list):
+            ours = {kind_group(t.split()[1]) for t in w.texts if len(t.split()) > 1}
+
+            def mine(text: str) -> bool:
+                words = text.split()
+                return len(words) > 1 and kind_group(words[1]) in ours
+            have = {t for t in w.want if not mine(t)} | {t for t in have if mine(t)}
         if self.lock.model.canonical:
             return sorted(have)
         rs = self.lock.ruleset
@@ -1023,6 +1033,13 @@ def results_of(result: FuzzResult, preset: str, adapter_name: str, spec_dir: str
         detail = f"{w.message}; seen {e.count} time(s)"
         if w.diagnosis:
             detail += f"; {w.diagnosis}"
+        # a divergence that replaying shows to follow from others is their problem's, when they
+        # are of one rule: one root cause, one problem
+        causes = {sig.split()[1] for sig in e.follows} - {"-"}
+        problem_rule = causes.pop() if len(causes) == 1 else w.rule or None
+        if e.follows:
+            detail += (f"; probably a consequence of {', '.join(e.follows)} (replayed with that "
+                       "difference taken as agreed, it does not show)")
         if e.known is not None:
             detail = f"known divergence: {e.known}; {detail}"
         out.append(Result(
@@ -1031,7 +1048,7 @@ def results_of(result: FuzzResult, preset: str, adapter_name: str, spec_dir: str
             rules=[w.rule] if w.rule else [], area=w.rule.split(".")[0] if w.rule else "fuzz",
             file=str(e.case_path or ""), step=len(w.steps) - 1 if w.steps else None,
             action=w.action, check=w.check, want=w.want, have=w.have, message=detail,
-            reproduce=reproduce, steps_run=len(w.steps), players=w.players, rule=w.rule or None))
+            reproduce=reproduce, steps_run=len(w.steps), players=w.players, rule=problem_rule))
         out[-1].occurrences = e.count
         out[-1].diagnosis = {"rule": w.rule or None, "as_if": e.as_if, "advice": e.advice,
                              "message": w.diagnosis} if w.diagnosis else None

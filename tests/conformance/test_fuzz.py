@@ -149,6 +149,48 @@ def test_a_divergence_follows_an_earlier_one_only_when_accepting_that_one_makes_
         adapter.close()
 
 
+def test_a_confirmed_consequence_is_its_causes_problem():
+    """A refusal named by another rule that replaying shows to follow from a bug (a passed
+    player's card refused, limits.hand_at_start, after the engine left that player's card out of
+    its list, throw_in.not_passed) is counted in that bug's problem, and says why."""
+    from durak_spec.conformance.fuzz import Entry, FuzzResult, results_of
+    from durak_spec.conformance.lockstep import Divergence
+    from durak_spec.conformance.problems import find_problems
+
+    def entry(kind, rule, follows=()):
+        div = Divergence(kind, rule, "throw", "2 throw 9S", ["2 throw 9S"] if "missing" in kind
+                         else "accepted", [] if "missing" in kind else "rejected", "a difference",
+                         {}, [{"do": "2 throw 9S", "expect": "accept"}], 3)
+        return Entry(div, count=3, follows_from=list(follows), after=set(follows))
+
+    cause = entry("legal-missing", "throw_in.not_passed")
+    later = entry("verdict-rejects", "limits.hand_at_start", ["legal-missing throw_in.not_passed"])
+    alone = entry("verdict-rejects", "limits.hand_at_start")
+    records = results_of(FuzzResult(entries=[cause, later]), "podkidnoy", "engine")
+    assert [r.rule for r in records] == ["throw_in.not_passed"] * 2
+    assert "probably a consequence of legal-missing throw_in.not_passed" in records[1].message
+    assert records[1].description == "verdict-rejects limits.hand_at_start"
+    problems = find_problems(records)
+    assert len(problems) == 1 and problems[0]["count"] == 6, problems
+    records = results_of(FuzzResult(entries=[cause, alone]), "podkidnoy", "engine")
+    assert {p["rule"] for p in find_problems(records)} == {"throw_in.not_passed", "limits.hand_at_start"}
+
+
+def test_a_legal_set_witness_is_diagnosed_by_its_own_differences(spec, tmp_path):
+    """A legal set in which the engine adds a card too early (pile_on_any_time) and leaves out the
+    covers by a trump (trump_beats_only_trump) is two divergences: the first is diagnosed on the
+    early card alone. Diagnosed on the whole set, `spades_only_by_spades and pile_on = any_time`
+    explained both, the divergence took the rule that reads the first option (defence.beat), the
+    run refuted that advice, and throw_in.timing was no divergence's rule."""
+    name = f"python:{EXAMPLES}.mutants:trump_beats_only_trump+pile_on_any_time"
+    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=4, players=(2,), seed_value=1,
+                   diagnosis=5.0)
+    extra = [e for e in result.entries if e.witness.kind == "legal-extra"]
+    assert extra and {e.witness.rule for e in extra} == {"throw_in.timing"}, \
+        [(e.signature, e.as_if, e.witness.message) for e in extra]
+    assert all("spades_only_by_spades" not in change for e in extra for change in e.as_if)
+
+
 def test_without_positions_a_case_is_the_deal_and_a_short_prefix(spec, tmp_path):
     """An engine that can only start deals is brought back by replaying; its cases start from the
     deal, shrunk to the shortest prefix that still shows the divergence."""
