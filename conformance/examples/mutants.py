@@ -139,12 +139,10 @@ TABLE = [
       edits=(("rules/throw_in.yaml", 'clause: "not taking or opt.throw_in_after_take"',
               'clause: "True"'),), as_option=("throw_in_after_take", True)),
     # the clause reads nothing but the option: playing it true under every variant is that value
-    M("draw_in_join_order", "draw.order", "attackers who added cards draw before those who did not",
-      edits=(("rules/draw.yaml", "(cw(attacker, seat) if opt.draw_order == 'attacker_clockwise_defender_last'",
-              "(cw(attacker, seat) + (0 if laid(seat) > 0 else players) if "
-              "opt.draw_order == 'attacker_clockwise_defender_last'"),
-             ("rules/draw.yaml", "0 if seat == attacker else (players if seat == defender",
-              "0 if seat == attacker else (3 * players if seat == defender"))),
+    # the table is gone when the reference draws (discard_table, defender_picks_up come first):
+    # who laid cards, and when, is no state a clause can read then, so this is a quirk
+    M("draw_in_join_order", "draw.order", "the attackers draw in the order they joined the bout",
+      quirk="join_order_draw"),
     M("passed_player_adds", "throw_in.not_passed", "a player who passed may still add cards",
       edits=(("rules/throw_in.yaml", 'clause: "not passed(seat)"', 'clause: "True"'),)),
 ]
@@ -241,10 +239,41 @@ def _turn_up_first(game) -> None:
         talon.insert(0, talon.pop())
 
 
+def _join_order_draw(game, text: str) -> None:
+    """After a bout, the attackers who laid cards draw in the order they first laid one (not
+    clockwise from the main attacker): the main attacker first and the defender last, as the
+    reference. The cards the reference drew are dealt again in that order; where the talon's
+    shortfall would leave a player empty-handed the reference's draw stands (no case reaches it)."""
+    s = game.state
+    joined, talon = getattr(game, "join_order_memo", ((), []))
+    game.join_order_memo = (list(dict.fromkeys(s.laid_by)), list(s.talon))
+    drawn = sum(s.drew)
+    if s.table or not joined or not drawn or len(talon) - drawn != len(s.talon):
+        return
+    first, last = s.last_attacker, s.last_defender
+    drawers = [seat for seat in range(s.n) if s.drew[seat] or s.short_after_draw[seat]]
+    order = [first] + [seat for seat in joined if seat not in (first, last)]
+    order = [seat for seat in order + drawers if seat != last] + [last]
+    kept = {seat: s.hands[seat][:len(s.hands[seat]) - s.drew[seat]] for seat in drawers}
+    deal, at = {}, 0
+    for seat in dict.fromkeys(order):
+        if seat in kept:
+            take = min(s.hand_size - len(kept[seat]), drawn - at)
+            deal[seat], at = talon[at:at + take], at + take
+    if any(not kept[seat] and not deal[seat] for seat in drawers):
+        return
+    for seat in drawers:
+        s.hands[seat] = kept[seat] + deal[seat]
+        s.drew[seat] = len(deal[seat])
+        s.after_draw[seat] = len(s.hands[seat])
+        s.short_after_draw[seat] = len(s.hands[seat]) < s.hand_size
+
+
 # name -> (refuses(game, action), after(game, action text), at_start(game))
 QUIRKS = {"earliest_target": (_earliest_target, None, None),
           "keep_transfer_card": (None, _keep_transfer_card, None),
-          "turn_up_first": (None, None, _turn_up_first)}
+          "turn_up_first": (None, None, _turn_up_first),
+          "join_order_draw": (None, _join_order_draw, None)}
 
 
 _CLASSES: dict = {}

@@ -19,7 +19,8 @@ SAMPLE = [("first_attacker_highest_trump", "start/*"), ("trump_beats_only_trump"
           ("transfer_keeps_opener", "transfer/*"), ("draw_counterclockwise", "draw/*"),
           ("attacker_again_after_take", "rotation/*"), ("out_before_draw", "end/*"),
           ("take_when_all_beaten", "defence/take*"), ("named_suit_anywhere", "play/*suit*"),
-          ("weli_as_its_own_suit", "play/weli_*")]
+          ("weli_as_its_own_suit", "play/weli_*"),
+          ("draw_in_join_order", "draw/order_*")]
 
 
 @pytest.mark.parametrize("name, cases", SAMPLE, ids=[n for n, _ in SAMPLE])
