@@ -138,6 +138,7 @@ class FuzzResult:
     seconds: float = 0.0
     skipped: int = 0
     skip_reasons: dict = field(default_factory=dict)  # the engine's reason -> deals it skipped
+    played_at: dict = field(default_factory=dict)  # player count -> [games played, deals skipped]
     replayed: int = 0
     entries: list = field(default_factory=list)
     vanished: list = field(default_factory=list)   # known, not seen: (signature, reason, replayed)
@@ -150,10 +151,16 @@ class FuzzResult:
         return [e for e in self.entries if e.known is None]
 
     @property
+    def never_played(self) -> list:
+        """The player counts at which the engine skipped every deal dealt."""
+        return sorted(n for n, (played, missed) in self.played_at.items() if missed and not played)
+
+    @property
     def mostly_skipped(self) -> bool:
-        """The engine skipped more of the deals dealt than it played: the campaign tested too
-        little (durak fuzz exits 3, as durak check does when most case runs were skipped)."""
-        return self.skipped > self.games
+        """The engine skipped more of the deals dealt than it played, or every deal at a player
+        count it was asked to play: the campaign tested too little (durak fuzz exits 3, as durak
+        check does when most case runs were skipped)."""
+        return self.skipped > self.games or bool(self.never_played)
 
     @property
     def found(self) -> Entry | None:
@@ -245,6 +252,9 @@ class Campaign:
         self.coverage = self.lock.coverage = ClauseCoverage(rs, self.players or [2])
         self._reached: dict = {}  # (rule, side) -> its seed reached from a deal (fromdeal.Reached)
         self.saved: set = set()
+        self.skipped = 0       # deals the engine skipped
+        self.dealing = None    # the player count of the deal being played
+        self.played_at: dict = {}  # player count -> games the engine played, deals it skipped
         self.replayed_signatures: set = set()
         self.replaying = False
         for sig in known:
@@ -317,7 +327,11 @@ class Campaign:
                 except DurakError:
                     pass
                 break
-        n = self.players[self.game % len(self.players)] if len(self.players) > 1 else self.players[0]
+        # the next count after a skipped deal too: a count the engine skips every time does not
+        # stop the campaign at it (it dealt only that count until ten times the games were skipped)
+        dealt = self.game + self.skipped
+        n = self.players[dealt % len(self.players)] if len(self.players) > 1 else self.players[0]
+        self.dealing = n
         setup = Setup.deal(self.lock.ruleset, n, rng.randrange(2**31))
         self.coverage.game = self.game
         self.lock.play(setup, rng)
@@ -887,10 +901,14 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
     try:
         while camp.game < games:
             rng = random.Random(master.getrandbits(64))
+            camp.dealing = None
             try:
                 camp.play_game(rng)
             except GameSkipped as exc:
                 skipped, reason = skipped + 1, str(exc)
+                camp.skipped = skipped
+                if camp.dealing is not None:
+                    camp.played_at.setdefault(camp.dealing, [0, 0])[1] += 1
                 key = reason[:300]
                 if key in result.skip_reasons or len(result.skip_reasons) < 20:
                     result.skip_reasons[key] = result.skip_reasons.get(key, 0) + 1
@@ -898,6 +916,8 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
                     break
                 continue
             camp.game += 1
+            if camp.dealing is not None:
+                camp.played_at.setdefault(camp.dealing, [0, 0])[0] += 1
             if progress is not None:
                 progress(camp.game, len(camp.entries))
             if camp.game % SYNC_EVERY == 0 and (database or sync) and (sync is None or sync()):
@@ -909,6 +929,7 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
         gc.unfreeze()
     result.seconds = time.perf_counter() - t0
     result.games, result.steps, result.skipped = camp.game, camp.lock.steps, skipped
+    result.played_at = camp.played_at
     if camp.game == 0 and skipped:
         result.errors.append(f"the engine skipped every deal ({skipped}): {reason}")
     if not result.interrupted:

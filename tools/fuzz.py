@@ -4,7 +4,8 @@
 Every distinct divergence is listed once, with the rule that decides it, its occurrences and the
 path of its shrunk case; the rule coverage of the campaign follows. Exit 0 when nothing new
 diverged, 1 on new divergences (or a known one whose saved witness no longer diverges), 2 on usage
-errors, 3 when the engine skipped more deals than it played (the reasons are printed, grouped),
+errors, 3 when the engine skipped more deals than it played or every deal at a player count (the
+reasons are printed, grouped),
 130 when interrupted by Ctrl-C or SIGTERM (what was found so far is reported and written, and the
 reports say the run was interrupted).
 """
@@ -111,6 +112,9 @@ def merge(results: list[FuzzResult]) -> FuzzResult:
         out.steps += r.steps
         out.seconds = max(out.seconds, r.seconds)
         out.skipped += r.skipped
+        for n, (played, missed) in r.played_at.items():
+            mine = out.played_at.setdefault(n, [0, 0])
+            mine[0], mine[1] = mine[0] + played, mine[1] + missed
         for reason, n in r.skip_reasons.items():
             out.skip_reasons[reason] = out.skip_reasons.get(reason, 0) + n
         out.replayed += r.replayed
@@ -156,7 +160,11 @@ def _print(res: FuzzResult, adapter_name: str, preset: str, players, options, ou
         click.echo(f"{res.skipped} deal(s) skipped by the engine (outside what it plays), by reason:")
         for reason, n in sorted(res.skip_reasons.items(), key=lambda kv: -kv[1]):
             click.echo(f"  {n:5}  {reason}")
-        if res.mostly_skipped:
+        if res.never_played:
+            click.echo(f"TESTED TOO LITTLE: the engine skipped every deal at "
+                       f"{', '.join(map(str, res.never_played))} players under {preset}; exit code "
+                       "3 unless divergences decide it (1)")
+        elif res.mostly_skipped:
             click.echo(f"TESTED TOO LITTLE: the engine skipped {res.skipped} of the "
                        f"{res.skipped + res.games} deals dealt under {preset}; exit code 3 unless "
                        "divergences decide it (1)")
@@ -337,7 +345,7 @@ def fuzz_command(ctx, adapter_name, variants, options, players, games, seed_valu
             all_results += results_of(res, variant, adapter_name, spec_dir, out_dir)
             metas.append({"variant": variant, "options": fixed, "players": list(players) or None,
                           "games": res.games, "steps": res.steps, "seconds": round(res.seconds, 3),
-                          "skipped": res.skipped,
+                          "skipped": res.skipped, "never_played": res.never_played,
                           "skip_reasons": [{"reason": k, "count": n} for k, n in sorted(
                               res.skip_reasons.items(), key=lambda kv: -kv[1])],
                           "seed": seed_value, "jobs": len(args), "replayed": res.replayed,

@@ -37,6 +37,7 @@ when unset), in the mode DURAK_MISBEHAVE names:
     huge         answers with a 3 MB string in its result
     not-json     answers with a set in its result
     skip-most    skips every deal whose trump is not a spade (about three deals in four)
+    skip-five    declares 2 to 6 players but skips every deal of five or six
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from durak_spec.conformance.examples.reference_engine import serve
 MODES = ("crash", "hang", "exit", "garbage", "flood", "wrong-id", "both", "missing-keys",
          "bad-result", "slow-start", "orphan", "stderr", "escape")
 PYTHON_MODES = ("sys-exit", "os-exit", "hang", "spin", "many-legal", "crash", "two-crashes",
-                "interrupt", "huge", "not-json", "skip-most")
+                "interrupt", "huge", "not-json", "skip-most", "skip-five")
 STDERR_BYTES = 1_000_000
 FLOOD_BYTES = 2_000_000
 
@@ -176,6 +177,8 @@ class MisbehavingEngine(ReferenceEngine):
         self.flooding = False
         if self.mode == "skip-most" and not str(setup.get("trump", "")).endswith("S"):
             raise Skip("this engine deals only with spades as trump")
+        if self.mode == "skip-five" and len(setup.get("hands", ())) >= 5:
+            raise Skip("this engine seats at most four players")
         super().start(variant, setup)
 
     def legal(self) -> dict:

@@ -492,6 +492,22 @@ def test_a_campaign_whose_engine_skipped_most_deals_exits_3_with_the_reasons(tmp
     assert campaign["steps"] > 0 and not campaign["divergences"], campaign["divergences"][:1]
 
 
+def test_a_player_count_whose_every_deal_is_skipped_exits_3_and_the_others_are_played(
+        tmp_path, monkeypatch):
+    """The campaign deals the next count after a skipped deal: an engine that declares 2 to 6
+    players but seats at most four plays every game asked at 2 to 4 (it was held at five until ten
+    times the games were skipped, 3 games played), and the run says which counts it never played."""
+    monkeypatch.setenv("DURAK_MISBEHAVE", "skip-five")
+    result = _cli("--adapter", f"python:{EXAMPLES}.misbehaving_engine:MisbehavingEngine",
+                  "--games", "8", "--out", tmp_path, "-q", "--no-shrink", "--report",
+                  tmp_path / "r.json")
+    assert result.exit_code == 3, result.output
+    assert "TESTED TOO LITTLE: the engine skipped every deal at 5, 6 players" in result.output
+    campaign = json.loads((tmp_path / "r.json").read_text())["fuzz"][0]
+    assert campaign["games"] == 8 and 0 < campaign["skipped"] <= 8 and campaign["never_played"] == [5, 6]
+    assert campaign["skip_reasons"][0]["reason"] == "this engine seats at most four players"
+
+
 def test_two_errors_of_one_command_are_two_signatures_each_with_its_own_case(tmp_path,
                                                                             monkeypatch):
     """An engine error's signature is its kind and its message without particulars: a KeyError at
