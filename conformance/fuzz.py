@@ -943,6 +943,7 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
             camp.shrink(entry)
         if diagnosis > 0:
             camp.diagnose(entry, diagnosis)
+    entries = merge_renamed(entries)
     confirm_advice(camp, entries)
     for entry in entries:
         try:
@@ -960,6 +961,28 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
     # what the reference explored alone is no coverage of the engine (tools/fuzz.py says so)
     result.coverage = camp.coverage.to_json() if result.steps else {}
     return result
+
+
+def merge_renamed(entries: list) -> list:
+    """One entry per signature once diagnosis has named some by the rule that reads the option
+    explaining them (Campaign.diagnose): a divergence the campaign charged to throw_in.order that
+    `throw_in_match` explains is throw_in.rank's, and joins the entry already under that
+    signature (occurrences added, the shorter witness kept) instead of standing twice."""
+    out: dict = {}
+    for e in entries:
+        have = out.get(e.signature)
+        if have is None:
+            out[e.signature] = e
+            continue
+        have.count += e.count
+        have.first_game = min(have.first_game, e.first_game)
+        have.after &= e.after
+        have.follows_from = [s for s in have.follows_from if s in e.follows_from]
+        have.replayed |= e.replayed
+        if e.witness.length < have.witness.length:
+            have.witness, have.observed, have.found_length = e.witness, e.observed, e.found_length
+        have.as_if = have.as_if or e.as_if
+    return list(out.values())
 
 
 def confirm_advice(camp, entries: list) -> None:

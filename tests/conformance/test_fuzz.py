@@ -191,6 +191,26 @@ def test_a_legal_set_witness_is_diagnosed_by_its_own_differences(spec, tmp_path)
     assert all("spades_only_by_spades" not in change for e in extra for change in e.as_if)
 
 
+def test_divergences_renamed_by_their_diagnosis_stand_once_under_their_signature():
+    """A legal set the campaign charged to throw_in.order that throw_in_match explains becomes
+    throw_in.rank's (first_attacker_highest_trump+take_when_all_beaten+throw_in_attack_ranks at 4
+    players, durak fuzz --games 200 --seed 1: `legal-extra throw_in.rank` and `legal-missing
+    throw_in.rank` each stood twice)."""
+    from durak_spec.conformance.fuzz import Entry, merge_renamed
+    from durak_spec.conformance.lockstep import Divergence
+
+    def entry(rule, steps, count, first_game):
+        div = Divergence("legal-extra", rule, "throw", "1 throw 7D", [], ["1 throw 7D"], "", {},
+                         [{"do": "0 attack 7H", "expect": "accept"}] * steps, 4)
+        return Entry(div, count=count, first_game=first_game)
+
+    first, renamed, other = entry("throw_in.rank", 5, 40, 0), entry("throw_in.rank", 2, 9, 3), \
+        entry("defence.take", 1, 7, 1)
+    merged = merge_renamed([first, other, renamed])
+    assert [e.signature for e in merged] == ["legal-extra throw_in.rank", "legal-extra defence.take"]
+    assert merged[0].count == 49 and merged[0].witness.length == 2 and merged[0].first_game == 0
+
+
 def test_without_positions_a_case_is_the_deal_and_a_short_prefix(spec, tmp_path):
     """An engine that can only start deals is brought back by replaying; its cases start from the
     deal, shrunk to the shortest prefix that still shows the divergence."""
