@@ -427,7 +427,8 @@ def _inline(spec, node):
 
 def _mutations(rs: Ruleset, rule) -> list[tuple[object, int, int, str | None]]:
     """Each one-place change of the rule's clause (definitions inlined), compiled:
-    [(fn(s, seat, card, target), size, depth, the option it sets or None)]; size 0 makes a comparison strict or loose, 1 sets
+    [(fn(s, seat, card, target), size, depth, the option whose other value it is, or None: the
+    whole clause's change where a value makes the clause true or false throughout)]; size 0 makes a comparison strict or loose, 1 sets
     a sub-expression to True or False, or an option the clause reads to another of its values
     (everywhere it reads it, so at depth 0: a place of the clause changed alike is the smaller
     change), 2 sets the whole clause. Shared by the rulesets in which the clause reads the same
@@ -455,7 +456,7 @@ def _make_mutations(rs: Ruleset, rule) -> list[tuple[object, int, int, str | Non
                 visit(value, depth + 1, node, field_name, None)
 
     visit(tree.body, 0, tree, "body", None)
-    out, seen = [], set()
+    out, seen = [], {}
 
     def add(text: str, size: int, depth: int, option: str | None = None) -> None:
         try:
@@ -463,8 +464,10 @@ def _make_mutations(rs: Ruleset, rule) -> list[tuple[object, int, int, str | Non
         except SpecError:
             return
         if clause.src not in seen:
-            seen.add(clause.src)
+            seen[clause.src] = len(out)
             out.append((clause.fn, size, depth, option))
+        elif option and out[seen[clause.src]][3] is None:  # the whole clause's change, and the
+            out[seen[clause.src]] = out[seen[clause.src]][:3] + (option,)  # option's value too
 
     def place_changes(node, depth, parent, name, index) -> None:
         changes = []
@@ -1105,7 +1108,35 @@ def _bout_end_finding(point: _Point, ref_game: Game, obs: Observation, engine_mo
                 return Diagnosis(rule, "state.table", "the reference ends the bout; the engine "
                                  f"still allows {', '.join(sorted(eng)[:3])}", also=[end],
                                  involved=involved)
+    else:
+        rule = _declared_keeps_open(rs, s, point.history)
+        if rule is not None:
+            return Diagnosis(rule, "state.table", "the reference ends the bout, the engine does "
+                             "not; an option the variant sets, played otherwise, lets a card on",
+                             also=[end], involved=[rule])
     return Diagnosis(end, "state.table", "the reference ends the bout, the engine does not")
+
+
+def _declared_keeps_open(rs: Ruleset, s, history) -> str | None:
+    """The throw rule that, with an option the variant sets (a house rule the engine declares)
+    at another of its values, would let some player add a card in state `s`, where the reference
+    ends the bout and the engine, whose legal set is unknown, goes on: the change of the option
+    it declares is the likeliest one-place change that keeps the bout open (_permissions,
+    ranked). None if no such change does, or one forbids what the engine allowed before."""
+    declared = {n for n, origin in rs.option_origins.items() if origin == "override"}
+    forms = (rs.named_forms or {}).get("throw") or {}
+    throw = rs.legality["throw"]
+    for cr in throw:
+        for fn, _size, _depth, option in _mutations(rs, cr.rule):
+            if option not in declared or _refuted(history, ("throw",), fn) or \
+                    _passes_refuted(rs, history, cr.rule.id, fn, ("throw",)):
+                continue
+            if any(fn(s, seat, c, None) and all(o.clause.fn(s, seat, c, None) for o in throw
+                                                if o is not cr)
+                   for seat in range(s.n) for card in s.hands[seat]
+                   for c in (card,) + forms.get(card, ())):
+                return cr.rule.id
+    return None
 
 
 # -- attribution: state fields ----------------------------------------------------------------------

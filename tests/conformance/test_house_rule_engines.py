@@ -323,3 +323,21 @@ def test_a_pass_kept_where_a_limit_one_card_short_reads_as_well_is_the_declared_
                 "beaten_bouts": 6, "discard": 26}
     assert _found(spec, "BrokenPassWithdrawnEngine", "podkidnoy", 6, position,
                   ["2 pass", "0 throw 6H"]) == ["legal-missing throw_in.not_passed"]
+
+
+def test_a_bout_the_twin_keeps_open_past_the_cap_it_declares_is_the_cap_rule(spec):
+    """The broken five-before-first-beat twin lets a sixth card on before a beat. Where the fifth
+    ends a taken bout on the reference's side, the engine keeps the table, and fuzz (which asks
+    the state there, not the legal set) named the bout's end, bout.taken, first at 3 to 6 players
+    (107 occurrences at 4). The declared cap's other value (none) lets 2's aces on: the rule
+    reading it keeps the bout open."""
+    position = {"hands": [["8S", "8S", "9S", "9S", "JS", "JS", "QS", "AS", "8C", "8C", "JC", "JC",
+                           "QC", "6D", "8D", "8D", "9D", "JD", "JD", "QD", "8H", "8H", "JH", "JH",
+                           "QH"], ["6D", "9D", "6H", "KH"],
+                          ["6S", "7S", "7S", "TS", "TS", "KS", "KS", "AS", "7C", "7C", "TC", "7D",
+                           "7D", "KD", "KD", "AD", "7H", "7H", "TH", "KH", "AH"], ["TC", "TD"]],
+                "talon": [], "trump": "AC", "dealer": 3, "attacker": 3, "defender": 0,
+                "table": [["AC", None], ["AD", None], ["AH", None], ["AC", None]], "taking": True,
+                "bout": 19, "beaten_bouts": 2, "discard": 16}
+    assert _found(spec, "BrokenFiveBeforeFirstBeatEngine", "two_packs", 4, position,
+                  ["2 throw AS"]) == ["state.table limits.before_first_beat"]
