@@ -68,9 +68,12 @@ TABLE = [
               "or (False and not (opt.spades_only_by_spades"),)),
     M("cap_five", "limits.cap", "a bout holds at most five attack cards",
       options=(("max_attack_cards", 5),), as_option=("max_attack_cards", 5)),
+    # not defender_hand_bound = none: the edit frees only variants bounding the attack by the
+    # hand at the start of the bout, and the engine still plays the other bounds where a variant
+    # asks for them (limits/defender_has_card_* under defender_has_card, podkidnoy_online)
     M("no_hand_bound", "limits.hand_at_start", "attacks are not bounded by the defender's hand",
       edits=(("rules/limits.yaml", "not limits_apply or table_attack_count + 1 <= defender_hand_at_start",
-              "True"),), as_option=("defender_hand_bound", "none")),
+              "True"),)),
     M("pile_on_any_time", "throw_in.timing", "cards may be added before the defender beats one",
       edits=(("rules/throw_in.yaml", "taking or table_covered > 0 or opt.pile_on",
               "True or table_covered > 0 or opt.pile_on"),)),

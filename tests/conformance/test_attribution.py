@@ -50,6 +50,22 @@ def test_the_rule_named_is_the_rule_the_mutant_breaks(name, cases, spec, shipped
         assert all(f"no option explains this: rule {mutant.breaks}" in r.message for r in failures)
 
 
+def test_an_engine_that_drops_one_hand_bound_is_advised_no_other(spec, shipped_suite):
+    """no_hand_bound frees the attack where the variant bounds it by the hand at the start of the
+    bout, and keeps the bound a variant asks for otherwise: defender_hand_bound = none explains its
+    failures but not its runs under defender_has_card nor under podkidnoy_online, whose bounds it
+    keeps: no advice (and the mutant table claims no option value for it, which
+    bench/attribution.py would count as missed)."""
+    evidence = Evidence()
+    jobs = jobs_of(shipped_suite, Selection(cases=("limits/defender_*",)))
+    results = run_cases(spec, "python:durak_spec.conformance.examples.mutants:no_hand_bound", jobs,
+                        evidence=evidence)
+    assert [(p["rule"], p["advice"]) for p in find_problems(results, evidence)] == \
+        [("limits.hand_at_start", None)]
+    assert not evidence.confirms({"defender_hand_bound": "none"})
+    assert MUTANTS["no_hand_bound"].as_option is None
+
+
 def test_mutants_combine_into_one_engine_that_breaks_each_of_their_rules(spec, shipped_suite):
     names = ("draw_counterclockwise", "cap_five")
     assert combine(*names) == (["draw.order", "limits.cap"],
