@@ -505,13 +505,16 @@ class Lockstep:
         if compare:
             for reply in replies[1:]:
                 cmd = requests[replies.index(reply)][0]
-                problem = f"{reply.kind}: {reply.value!r:.200}" if reply.kind != "result" \
-                    else check_result(cmd, reply.value)
+                if reply.kind != "result":  # as durak check says it: the engine's own message
+                    self._report("error", "", None, "a result", f"{reply.kind}: {reply.value}",
+                                 f"the engine answered {cmd} at the start with {reply.kind}: "
+                                 f"{reply.value}", seg, [], token=f"{cmd}-{reply.kind}")
+                    return False
+                problem = check_result(cmd, reply.value)  # names the field that is wrong
                 if problem:
                     self._report("error", "", None, "a valid result", reply.value,
                                  f"the engine's answer to {cmd} at the start is out of protocol: "
-                                 f"{problem}", seg, [], token=f"{cmd}-{reply.kind}"
-                                 if reply.kind != "result" else f"{cmd}-protocol")
+                                 f"{problem}", seg, [], token=f"{cmd}-protocol")
                     return False
             k = 1
             if self.state_level:

@@ -38,6 +38,8 @@ when unset), in the mode DURAK_MISBEHAVE names:
     not-json     answers with a set in its result
     skip-most    skips every deal whose trump is not a spade (about three deals in four)
     skip-five    declares 2 to 6 players but skips every deal of five or six
+    state-error  answers every state request with an error (a message of 300 characters)
+    bad-take     answers a take with {"accepted": "yes"} (out of protocol)
 """
 
 from __future__ import annotations
@@ -55,7 +57,8 @@ from durak_spec.conformance.examples.reference_engine import serve
 MODES = ("crash", "hang", "exit", "garbage", "flood", "wrong-id", "both", "missing-keys",
          "bad-result", "slow-start", "orphan", "stderr", "escape")
 PYTHON_MODES = ("sys-exit", "os-exit", "hang", "spin", "many-legal", "crash", "two-crashes",
-                "interrupt", "huge", "not-json", "skip-most", "skip-five")
+                "interrupt", "huge", "not-json", "skip-most", "skip-five", "state-error",
+                "bad-take")
 STDERR_BYTES = 1_000_000
 FLOOD_BYTES = 2_000_000
 
@@ -171,6 +174,8 @@ class MisbehavingEngine(ReferenceEngine):
                 return {**super().apply(action), "note": {"a set"}}
             if self.mode == "many-legal":
                 self.flooding = True
+            if self.mode == "bad-take" and words[1:2] == ["take"]:
+                return {**super().apply(action), "accepted": "yes"}
         return super().apply(action)
 
     def start(self, variant: dict, setup: dict) -> None:
@@ -180,6 +185,11 @@ class MisbehavingEngine(ReferenceEngine):
         if self.mode == "skip-five" and len(setup.get("hands", ())) >= 5:
             raise Skip("this engine seats at most four players")
         super().start(variant, setup)
+
+    def state(self) -> dict:
+        if self.mode == "state-error":
+            raise EngineCrash("no state to show: " + "the table is being dealt; " * 11 + "(end)")
+        return super().state()
 
     def legal(self) -> dict:
         if self.flooding:

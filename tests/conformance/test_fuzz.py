@@ -528,6 +528,25 @@ def test_a_player_count_whose_every_deal_is_skipped_exits_3_and_the_others_are_p
     assert campaign["skip_reasons"][0]["reason"] == "this engine seats at most four players"
 
 
+@pytest.mark.parametrize("mode,said", [
+    ("state-error", "the engine answered state at the start with error: EngineCrash: no state to "
+                    "show: the table is being dealt; "),
+    ("bad-take", "is not of type 'boolean' at steps/"),
+])
+def test_an_engine_error_says_what_check_says(tmp_path, monkeypatch, mode, said):
+    """An error answered to state is the engine's own message, whole (it was "out of protocol"
+    and cut at 200 characters); an answer out of protocol names the field that is wrong."""
+    monkeypatch.setenv("DURAK_MISBEHAVE", mode)
+    result = _cli("--adapter", f"python:{EXAMPLES}.misbehaving_engine:MisbehavingEngine",
+                  "--games", "2", "--players", "2", "--out", tmp_path, "-q", "--no-shrink")
+    assert result.exit_code in (1, 3), result.output
+    assert said in result.output
+    if mode == "state-error":
+        assert "dealt; (end)" in result.output and "out of protocol" not in result.output
+    else:
+        assert "/accepted (schema result-step.json)" in result.output
+
+
 def test_two_errors_of_one_command_are_two_signatures_each_with_its_own_case(tmp_path,
                                                                             monkeypatch):
     """An engine error's signature is its kind and its message without particulars: a KeyError at
