@@ -728,12 +728,8 @@ class Campaign:
         the rest as the reference lists them: the same set may show another bug, which is
         another divergence (the covers a trump no longer beats beside a card added too early)."""
         have = set(w.have)
-        if w.texts and isinstance(w.want, list):
-            ours = {kind_group(t.split()[1]) for t in w.texts if len(t.split()) > 1}
-
-            def mine(text: str) -> bool:
-                words = text.split()
-                return len(words) > 1 and kind_group(words[1]) in ours
+        mine = _own_groups(w)
+        if mine is not None:
             have = {t for t in w.want if not mine(t)} | {t for t in have if mine(t)}
         if self.lock.model.canonical:
             return sorted(have)
@@ -752,6 +748,20 @@ class Campaign:
         entry.case = found_case(self.spec, entry.witness, self.preset, self.options,
                                 self.adapter_name, self.seed_value)
         entry.case_path = write_case(entry.case, self.spec, out_dir)
+
+
+def _own_groups(w: Divergence):
+    """For a legal-set divergence, a test of whether an action's text is of one of the groups of
+    kinds (diagnose.kind_group) its own differences are of; None when it names none."""
+    if not (w.kind.startswith("legal") and w.texts and isinstance(w.want, list)
+            and isinstance(w.have, list)):
+        return None
+    ours = {kind_group(t.split()[1]) for t in w.texts if len(t.split()) > 1}
+
+    def mine(text: str) -> bool:
+        words = str(text).split()
+        return len(words) > 1 and kind_group(words[1]) in ours
+    return mine
 
 
 def _reads(spec, rule_id: str | None, options: dict) -> bool:
@@ -1080,6 +1090,9 @@ def results_of(result: FuzzResult, preset: str, adapter_name: str, spec_dir: str
         # a divergence that replaying shows to follow from others is their problem's, when they
         # are of one rule: one root cause, one problem
         causes = {sig.split()[1] for sig in e.follows} - {"-"}
+        want, have, mine = w.want, w.have, _own_groups(w)
+        if mine is not None:  # the part of the legal sets this divergence is about
+            want, have = [t for t in want if mine(t)], [t for t in have if mine(t)]
         problem_rule = causes.pop() if len(causes) == 1 else w.rule or None
         if e.follows:
             detail += (f"; probably a consequence of {', '.join(e.follows)} (replayed with that "
@@ -1091,7 +1104,7 @@ def results_of(result: FuzzResult, preset: str, adapter_name: str, spec_dir: str
             status="xfail" if e.known is not None else "fail", description=w.signature,
             rules=[w.rule] if w.rule else [], area=w.rule.split(".")[0] if w.rule else "fuzz",
             file=str(e.case_path or ""), step=len(w.steps) - 1 if w.steps else None,
-            action=w.action, check=w.check, want=w.want, have=w.have, message=detail,
+            action=w.action, check=w.check, want=want, have=have, message=detail,
             reproduce=reproduce, steps_run=len(w.steps), players=w.players, rule=problem_rule))
         out[-1].occurrences = e.count
         out[-1].diagnosis = {"rule": w.rule or None, "as_if": e.as_if, "advice": e.advice,

@@ -189,6 +189,13 @@ def test_a_legal_set_witness_is_diagnosed_by_its_own_differences(spec, tmp_path)
     assert extra and {e.witness.rule for e in extra} == {"throw_in.timing"}, \
         [(e.signature, e.as_if, e.witness.message) for e in extra]
     assert all("spades_only_by_spades" not in change for e in extra for change in e.as_if)
+    # its record shows the part of the legal sets it is about: the engine allows, no more
+    from durak_spec.conformance.fuzz import results_of
+    from durak_spec.conformance.problems import find_problems
+    records = results_of(result, "podkidnoy", name)
+    timing = [r for r in records if r.description == "legal-extra throw_in.timing"]
+    assert timing and not any(" cover " in t for r in timing for t in r.want + r.have)
+    assert [p["kind"] for p in find_problems(records) if p["rule"] == "throw_in.timing"] == ["allows"]
 
 
 def test_divergences_renamed_by_their_diagnosis_stand_once_under_their_signature():
