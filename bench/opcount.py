@@ -17,15 +17,29 @@ interpreter's own work goes and whether a change to the generator does less of i
 With --baseline REV (a git revision of this repository) it counts on REV too, in a process of
 its own (the tree taken out as bench/playouts.py --baseline does), and prints the ratio of the
 totals per game, REV's to this checkout's, with the parts both have.
+
+With --lines N it prints the N lines that run the most instructions per game, each with its file
+(the generated program's by the ruleset's name), function and text: where to look first.
+
+Python instructions are not all alike: in CPython 3.11 a specialised instruction (a slot's load,
+a comparison of two strings) costs a few machine instructions, a call into C (a set's lookup, a
+map over a hand, a dict subclass's item) a hundred and more, so a change that trades the one for
+the other can run fewer Python instructions and more time. --machine counts the machine
+instructions per game instead, with valgrind (callgrind): a process that plays --games games less
+one that plays none, each with the code cache warm and PYTHONHASHSEED 0, which repeats to 0.1 %
+whatever the load (and takes a minute or two: valgrind runs Python about 50 times slower).
 Run: python bench/opcount.py [--preset podkidnoy] [--players 2] [--games 50] [--baseline 3ca4f9e]
+     python bench/opcount.py --lines 30;  python bench/opcount.py --machine --games 200
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import linecache
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -80,8 +94,20 @@ def _step_parts(source: str) -> dict[int, str]:
     return starts
 
 
-def count(preset: str, players: int, games: int) -> dict:
-    """Instructions per game by part, over `games` games from seeds 0, 1, ..."""
+def _line_text(rs, filename: str, line: int) -> str:
+    """The text of a line that ran: of the generated program (its step or the rest), or a file."""
+    if filename.startswith("<step of"):
+        lines = rs.step_source.splitlines()
+    elif filename.startswith("<legal actions of"):
+        lines = rs.source.splitlines()
+    else:
+        return linecache.getline(filename, line).strip()
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+def count(preset: str, players: int, games: int, lines: int = 0) -> dict:
+    """Instructions per game by part, over `games` games from seeds 0, 1, ...; with `lines`, the
+    that many lines that run the most, as [instructions per game, file, function, line, text]."""
     rs = load_spec().ruleset(preset)
     for seed in range(10**6, 10**6 + WARM_GAMES):
         play_random_game(rs, players, seed, check=False)
@@ -90,6 +116,7 @@ def count(preset: str, players: int, games: int) -> dict:
     starts = sorted(_step_parts(rs.step_source).items()) if step_code is not None else []
     by_line: Counter = Counter()
     parts: Counter = Counter()
+    every_line: Counter = Counter()  # (code, line) -> instructions, with `lines`
     steps = 0
 
     def trace(frame, event, arg):
@@ -99,6 +126,14 @@ def count(preset: str, players: int, games: int) -> dict:
             def local(frame, event, arg):
                 if event == "opcode":
                     by_line[frame.f_lineno or 0] += 1
+                return local
+        elif lines:
+            where = _where(code)
+
+            def local(frame, event, arg):
+                if event == "opcode":
+                    parts[where] += 1
+                    every_line[code, frame.f_lineno or 0] += 1
                 return local
         else:
             where = _where(code)
@@ -122,8 +157,53 @@ def count(preset: str, players: int, games: int) -> dict:
                 break
             part = name
         parts[part] += n
-    return {"games": games, "steps": steps,
+    every_line.update({(step_code, line): n for line, n in by_line.items()})
+    top = [[n / games, code.co_filename, code.co_name, line,
+            _line_text(rs, code.co_filename, line)]
+           for (code, line), n in every_line.most_common(lines)] if lines else []
+    return {"games": games, "steps": steps, "lines": top,
             "parts": {k: v / games for k, v in parts.items()}}
+
+
+def _show_lines(top: list) -> None:
+    print(f"\nthe {len(top)} lines that run the most instructions per game")
+    for n, filename, function, line, text in top:
+        where = filename if filename.startswith("<") else Path(filename).name
+        print(f"{n:9,.0f}  {where[:28]:28} {function[:14]:14} {line:5}  {text[:100]}")
+
+
+def _played(path: Path | None, cache: Path, preset: str, players: int, games: int) -> int:
+    """The machine instructions valgrind counts in a process (this script, --play) that loads
+    the preset and plays `games` games, importing durak_spec from `path` (None: this checkout)."""
+    env = {**os.environ, "PYTHONHASHSEED": "0", "DURAK_CACHE_DIR": str(cache)}
+    if path is not None:
+        env["PYTHONPATH"] = str(path)
+    run = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                          sys.executable, __file__, "--play", "--preset", preset, "--players",
+                          str(players), "--games", str(games)],
+                         capture_output=True, text=True, env=env, cwd=cache)
+    found = re.search(r"Collected\s*:\s*(\d+)", run.stderr)
+    if run.returncode or not found:
+        raise SystemExit(f"valgrind failed:\n{run.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def machine(path: Path | None, preset: str, players: int, games: int) -> float:
+    """Machine instructions per game: a run of `games` games less a run of none, each after a
+    run that fills the code cache."""
+    with tempfile.TemporaryDirectory() as cache:
+        _played(path, Path(cache), preset, players, 0)
+        none = _played(path, Path(cache), preset, players, 0)
+        return (_played(path, Path(cache), preset, players, games) - none) / games
+
+
+def play(preset: str, players: int, games: int) -> None:
+    """What --machine counts: load, warm up, then play `games` games from seeds 0, 1, ..."""
+    rs = load_spec().ruleset(preset)
+    for seed in range(10**6, 10**6 + WARM_GAMES):
+        play_random_game(rs, players, seed, check=False)
+    for seed in range(games):
+        play_random_game(rs, players, seed, check=False)
 
 
 def _show(results: dict[str, dict]) -> None:
@@ -145,14 +225,26 @@ def main(argv=None) -> int:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--games", type=int, default=50)
     parser.add_argument("--baseline", metavar="REV", help="count on git revision REV too")
+    parser.add_argument("--lines", type=int, default=0, metavar="N",
+                        help="print the N lines that run the most instructions")
+    parser.add_argument("--machine", action="store_true",
+                        help="count machine instructions with valgrind instead")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--play", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.play:  # under valgrind, for --machine: --games 0 is the run to subtract
+        play(args.preset, args.players, args.games)
+        return 0
     if args.games < 1:
         parser.error("--games must be at least 1")
+    if args.lines < 0:
+        parser.error("--lines must be at least 0")
     if args.worker:
         print(json.dumps(count(args.preset, args.players, args.games)))
         return 0
-    results = {"this checkout": count(args.preset, args.players, args.games)}
+    if args.machine:
+        return _main_machine(args)
+    results = {"this checkout": count(args.preset, args.players, args.games, args.lines)}
     if args.baseline:
         if not (ROOT / "reference_impl").is_dir():
             raise SystemExit("run --baseline from a checkout of durak-spec")
@@ -167,6 +259,8 @@ def main(argv=None) -> int:
             results[args.baseline] = json.loads(run.stdout.splitlines()[-1])
     print(f"{args.preset}, {args.players} players, {args.games} games from seed 0")
     _show(results)
+    if args.lines:
+        _show_lines(results["this checkout"]["lines"])
     if not sum(results["this checkout"]["parts"].values()):
         print("TESTED NOTHING: no instruction was counted")
         return 3
@@ -176,6 +270,30 @@ def main(argv=None) -> int:
         other = results[args.baseline]["steps"] != results["this checkout"]["steps"]
         print(f"instructions per game, {args.baseline} / this checkout: {base / ours:.2f}x"
               + ("  (other games: the preset's rules changed since)" if other else ""))
+    return 0
+
+
+def _main_machine(args) -> int:
+    """--machine: machine instructions per game on this checkout (and on --baseline REV)."""
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--machine needs valgrind (apt-get install valgrind)")
+    figures = {"this checkout": machine(None, args.preset, args.players, args.games)}
+    if args.baseline:
+        if not (ROOT / "reference_impl").is_dir():
+            raise SystemExit("run --baseline from a checkout of durak-spec")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = _tree(args.baseline, Path(tmp) / "baseline")
+            figures[args.baseline] = machine(path, args.preset, args.players, args.games)
+    print(f"{args.preset}, {args.players} players, {args.games} games from seed 0: "
+          "machine instructions per game (valgrind)")
+    for name, n in figures.items():
+        print(f"{name:42}{n:16,.0f}")
+    if figures["this checkout"] <= 0:
+        print("TESTED NOTHING: no instruction was counted")
+        return 3
+    if args.baseline:
+        print(f"machine instructions per game, {args.baseline} / this checkout: "
+              f"{figures[args.baseline] / figures['this checkout']:.2f}x")
     return 0
 
 
