@@ -193,14 +193,14 @@ def _partial_pickup(rs: Ruleset) -> bool:
 
 def _remember(prov: dict, stages: dict, talon_before: list, after) -> None:
     """Record which rule decided each field at this step. An action's own effect on the hands and
-    the table is no decision worth remembering; a draw is, with the cards it dealt."""
+    the table is no decision worth remembering; a draw is, with the talon it dealt from."""
     for f, (stage, rule) in stages.items():
         if rule is None or stage == STAGE["effect"] and f in ("hands", "hand_sizes", "talon_count",
                                                                 "table", "taking"):
             continue
         prov[f] = rule
     if len(after.talon) != len(talon_before):
-        prov["_drawn"] = frozenset(c.text for c in talon_before[:len(talon_before) - len(after.talon)])
+        prov["_drawn_from"] = frozenset(c.text for c in talon_before)  # the talon the draw dealt from
 
 
 def _listed(game: Game, obs: Observation, history: list) -> None:
@@ -1200,9 +1200,10 @@ def _draw_rule(point: _Point, eng: dict, turn_up_rule: str) -> str | None:
 
 def _older_draw_rule(point: _Point, eng: dict) -> str:
     """draw.who or draw.order for hands that differ since an earlier draw: the cards that differ
-    came from that draw; the same number per seat but other cards is the order's doing, unless
+    came from the talon that draw dealt from (an engine drawing more cards takes some the
+    reference left there); as many of them per seat but other cards is the order's doing, unless
     the engine holds the turn-up, still in the reference's talon (where the turn-up lies)."""
-    drawn = point.provenance.get("_drawn", frozenset())
+    drawn = point.provenance.get("_drawn_from", frozenset())
     hands = eng.get("hands")
     ref = point.before.state.hands
     if not isinstance(hands, list) or len(hands) != len(ref):
@@ -1210,11 +1211,12 @@ def _older_draw_rule(point: _Point, eng: dict) -> str:
     if all(isinstance(h, list) for h in hands) and _turn_up_held(point, eng):
         return point.before.ruleset.decisions["trump_suit"].rule.id
     counts = []
+    step_card = {point.action.card.real.text} if point.action and point.action.card else set()
     for seat, hand in enumerate(hands):
         if not isinstance(hand, list):
             return "draw.order"
         mine, theirs = {c.text for c in ref[seat]}, set(hand)
-        if (mine ^ theirs) - drawn:
+        if (mine ^ theirs) - drawn - step_card:  # the step's own card may have left the hand
             return "draw.order"
         counts.append((len(mine & drawn), len(theirs & drawn)))
     return "draw.order" if all(x == y for x, y in counts) else "draw.who"

@@ -246,6 +246,18 @@ def test_the_turn_up_drawn_first_is_where_the_turn_up_lies(spec):
     assert seen({"JS": "QC", "QC": "JS"}).rule == "draw.order"
 
 
+def test_hands_filled_to_seven_since_an_earlier_draw_are_who_draws(spec):
+    """An engine filling hands to seven draws cards the reference left in the talon; seen only at
+    the next step, the hands differ since that draw: who draws how many (draw.who), not the
+    order, whatever the step's own card (hand_size_seven was named draw.order in 74 runs)."""
+    rs = spec.ruleset("podkidnoy", {})
+    setup = {**SETUP, "hands": SETUP["hands"][:2]}
+    hands = [["JS", "KS", "7C", "QC", "AC", "8H", "QH"], ["6S", "JC", "KC", "6D", "7H", "KH"]]
+    played = [Observation(a, True) for a in ("0 attack 9S", "1 cover 9S with TS")]
+    assert attribute(rs, setup, played + [Observation("1 attack 8C", True, state={"hands": hands})]
+                     ).rule == "draw.who"
+
+
 def test_the_turn_up_drawn_first_is_told_apart_with_two_packs(spec):
     """Two packs hold two copies of each card: a hand may hold a card whose other copy is in the
     talon, and the turn-up's card may lie twice at its end. Cards are counted, not named (the
