@@ -10,19 +10,23 @@ plays the script with `apply`, asks `score`, then sends each further deal's card
 
 `record_match` plays a random match on the reference and writes such a case; `check_match_case`
 replays a case on the reference (a case that disagrees with the spec is broken); `run_match_case`
-runs it against an engine and returns a runner `Result`.
+runs it against an engine and returns a runner `Result`. A verdict that differs in a deal is
+diagnosed as a case's is (reference_impl/diagnose.py), from that deal's setup as the match
+decided it: the failure names the rule that decides it.
 """
 
 from __future__ import annotations
 
 import random
 import time
+from types import SimpleNamespace
 
 from durak_spec.conformance.actionmodel import translate
 from durak_spec.conformance.cases import Step
 from durak_spec.conformance.engine import state_view
-from durak_spec.conformance.runner import Result, Session
+from durak_spec.conformance.runner import Mismatch, Result, Session
 from durak_spec.conformance.transport import EngineFault
+from durak_spec.reference_impl.diagnose import Observation
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Setup
 from durak_spec.reference_impl.match import Match
@@ -190,6 +194,11 @@ def run_match_case(session: Session, case_id: str, data: dict, file: str = "") -
                     res.check, res.want, res.have = "verdict", accept, verdict.value
                     res.message = (f"deal {i + 1}: the engine rejects a legal action" if accept
                                    else f"deal {i + 1}: the engine accepts an illegal action")
+                    if verdict.kind == "result" and (model is None or model.canonical):
+                        played = [Observation(a, True) for a in d["script"][:j]]
+                        session._diagnose(res, rs, SimpleNamespace(setup=game.setup.to_json()),
+                                          played + [Observation(action, not accept)],
+                                          Mismatch(j, action, "verdict", accept, verdict.value, res.message))
                     return _done(res, t0)
             if game.is_terminal():
                 ref.record(game)

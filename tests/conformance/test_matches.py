@@ -102,3 +102,15 @@ def test_match_scripts_are_sent_as_the_engines_action_model_plays_them(check):
     assert cases and not [c for c in cases if c["status"] in ("fail", "error")]
     skipped = [c for c in cases if c["status"] == "skip"]
     assert skipped and all("no pass while an attack card is unbeaten" in c["message"] for c in skipped)
+
+
+def test_a_verdict_that_differs_in_a_later_deal_names_its_rule(check):
+    """The reference diagnoses a deal of a match as it does a case, from that deal's setup (the
+    dealer and first attacker the match decided): a bout capped at five cards is limits.cap in
+    the third deal, not a difference no rule decides."""
+    run = check("--adapter", "python:durak_spec.conformance.examples.mutants:cap_five",
+                "--case", "match/podkidnoy_teams_4p_seed3")
+    [case] = run.report["cases"]
+    assert (case["status"], case["rule"]) == ("fail", "limits.cap")
+    assert case["message"].startswith("deal 3: the engine rejects a legal action; ")
+    assert [p["rule"] for p in run.report["problems"]] == ["limits.cap"]
