@@ -1212,10 +1212,12 @@ def _older_draw_rule(point: _Point, eng: dict) -> str:
         return point.before.ruleset.decisions["trump_suit"].rule.id
     counts = []
     step_card = {point.action.card.real.text} if point.action and point.action.card else set()
+    # a bout ending at this step draws again: those cards are this step's, not the older draw's
+    now = _drawn_now(point, eng, len(point.before.state.talon) - len(point.after.state.talon))
     for seat, hand in enumerate(hands):
         if not isinstance(hand, list):
             return "draw.order"
-        mine, theirs = {c.text for c in ref[seat]}, set(hand)
+        mine, theirs = {c.text for c in ref[seat]}, set(hand) - now
         if (mine ^ theirs) - drawn - step_card:  # the step's own card may have left the hand
             return "draw.order"
         counts.append((len(mine & drawn), len(theirs & drawn)))
@@ -1351,6 +1353,18 @@ def _attribute(point: _Point, obs: Observation) -> Diagnosis:
     return Diagnosis(None, "", "the reference does what the engine did")
 
 
+def _drawn_now(point: _Point, eng: dict, unknown: int) -> set[str]:
+    """The cards a bout that ends at this step (on either side) may have dealt: a draw deals
+    from the talon's top, as many cards as the engine's talon shows gone (`unknown` where it
+    does not say). None where no bout ends."""
+    b, a = point.before.state, point.after.state
+    if point.action is None or not b.table or a.table and eng.get("table") != []:
+        return set()
+    left = eng.get("talon_count")
+    top = len(b.talon) - left if isinstance(left, int) and 0 <= left <= len(b.talon) else unknown
+    return {c.text for c in b.talon[:top]}
+
+
 def _older_cards(point: _Point, eng: dict) -> list[str]:
     """Cards the engine holds that no step up to this one brought where it shows them: in a
     player's hand where the reference has them neither before nor after the step, nor on the
@@ -1367,10 +1381,7 @@ def _older_cards(point: _Point, eng: dict) -> list[str]:
         return []
     table = {c.real.text for t in (b.table, a.table) for pair in t for c in pair if c is not None}
     ends = bool(b.table) and (not a.table or eng.get("table") == [])
-    # a draw deals from the top: as many cards as the engine's talon shows gone (all it may)
-    left = eng.get("talon_count")
-    top = len(b.talon) - left if isinstance(left, int) and 0 <= left <= len(b.talon) else len(b.talon)
-    drawn = {c.text for c in b.talon[:top]} if ends else set()
+    drawn = _drawn_now(point, eng, len(b.talon))
     # the table goes to a hand only when a bout is taken: to the defender's, or back to the
     # adders' where a pickup may be partial; a bout beaten off on the reference's side leaves
     # every other hand as it was (a card kept by a transferer shows only when the bout ends)

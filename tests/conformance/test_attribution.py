@@ -258,6 +258,20 @@ def test_hands_filled_to_seven_since_an_earlier_draw_are_who_draws(spec):
                      ).rule == "draw.who"
 
 
+def test_a_draw_at_the_step_is_not_charged_to_an_older_draw(spec):
+    """An engine serving the defender first differs since the first bout's draw; at the second
+    bout's end it draws again. The cards of that draw are this step's: the older draw gave each
+    seat as many cards as the reference, in another order (draw.order, not draw.who)."""
+    rs = spec.ruleset("full_deck_jokers", {})
+    setup = {"hands": [["2C", "KC", "AH", "QS", "7S", "BJ"], ["7C", "8S", "RJ", "8D", "6H", "JH"]],
+             "talon": ["9D", "6S", "QD", "9S", "TS", "6D", "JC", "AD", "TH"], "trump": "TH", "attacker": 0}
+    played = [Observation(a, True) for a in ("0 attack AH", "1 cover AH with RJ", "0 pass", "1 attack 7C")]
+    state = {"hands": [["6S", "7S", "QS", "2C", "KC", "QD"], ["8S", "9S", "8D", "9D", "6H", "JH"]],
+             "talon_count": 5, "table": []}
+    assert attribute(rs, setup, played + [Observation("0 cover 7C with BJ", True, state=state)]
+                     ).rule == "draw.order"
+
+
 def test_the_turn_up_drawn_first_is_told_apart_with_two_packs(spec):
     """Two packs hold two copies of each card: a hand may hold a card whose other copy is in the
     talon, and the turn-up's card may lie twice at its end. Cards are counted, not named (the
