@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import operator
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -73,6 +74,7 @@ MAX_SHARED = 20000  # compiled pieces a spec keeps for its rulesets to share
 CONTAINER = re.compile(r"\bs\.(\w+)\[")
 HOISTED = re.compile(r"\b_c_\w+\b")
 SET_BY_SETTLE = {"can_throw"}
+LISTED_FIRST = {"throw", "pass"}  # the kinds settle lists before the bout ends (`throws`)
 # What a primitive asks of the ruleset (g.ruleset.NAME) that the generated program defines itself
 PROGRAM = (("draw_order_fn", "draw_order"),)
 TARGET_READ = re.compile(r"\btarget((?:\.\w+)+)")  # an attribute of the target card: target.real.suit
@@ -775,6 +777,14 @@ class Ruleset:
         lines = []
         for i, (kinds, key) in enumerate(groups.values()):
             ns[f"_K{i}"], ns[f"_O{i}"] = frozenset(kinds), key
+            if kinds >= LISTED_FIRST:  # it governs every action listed here, so the actions
+                # listed are of two seats or more: no loop to find a second one
+                lines = ["                keys = {seat: _O%d(s, seat, None, None) for seat in "
+                         "_set(_map(_seat, throws))}" % i,
+                         "                low = min(keys.values())",
+                         "                throws = [b for b in throws if keys[b[1]] == low]"]
+                ns.update(_set=set, _map=map, _seat=operator.itemgetter(1))
+                break
             lines += ["                one = -1  # the seat of the first action governed, until another seat's",
                       "                for a in throws:",
                       f"                    if a[0] in _K{i}:",

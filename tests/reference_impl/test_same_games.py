@@ -127,6 +127,20 @@ def test_the_order_rules_are_skipped_only_where_one_seat_has_actions(spec, playe
     assert block_digest(_with_guard(ruleset, "if can.count(True) > 1:"), players, 0, 20) != always
 
 
+@pytest.mark.parametrize("players", [3, 6])
+def test_an_order_rule_over_every_kind_listed_orders_as_one_over_some(spec, monkeypatch, players):
+    """Where the order rule governs throw-ins and passes, all that settle lists before the bout
+    ends, the generated settle keeps the seats of the lowest key without looking for a second
+    seat (ruleset._order_lines): the games are those of the general ordering, which tests each
+    action's kind, as when the rule governs some kinds only."""
+    fast = spec.ruleset("podkidnoy")
+    assert "_set(_map(_seat, throws))" in fast.step_source
+    monkeypatch.setattr(ruleset_module, "LISTED_FIRST", {"throw", "pass", "a kind never listed"})
+    general = ruleset_module.Ruleset(spec, "podkidnoy", {})
+    assert "if a[0] in _K0:" in general.step_source
+    assert block_digest(fast, players, 0, 20) == block_digest(general, players, 0, 20)
+
+
 @pytest.mark.parametrize("preset", ["podkidnoy", "perevodnoy", "weli", "changeable_trump",
                                     "marmot_tournament"])
 def test_the_first_steps_and_the_generated_step_play_the_same_games(spec, preset, monkeypatch):
