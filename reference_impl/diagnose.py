@@ -47,6 +47,7 @@ import re
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from itertools import permutations
 
 from .errors import DurakError, NotationError, SpecError
 from .game import Game, Setup
@@ -293,6 +294,11 @@ def _replay(rs: Ruleset, setup: Setup, observations: list[Observation], check_ea
             moved[action.card.real.text] = EFFECT_RULES.get(action.kind)
         if had and not game.state.table:
             moved.update(dict.fromkeys(table, stages["table"][1]))
+        if len(game.state.talon) < len(talon):  # a draw: each card it dealt, and its talon
+            dealt = [c.text for c in talon[:len(talon) - len(game.state.talon)]]
+            moved.update(dict.fromkeys(dealt, "draw"))
+            prov["_draw_talon"] = {**prov.get("_draw_talon", {}),
+                                   **dict.fromkeys(dealt, frozenset(c.text for c in talon))}
         if pre is not None and had and not game.state.table:
             prov["_pre_end"] = (pre, action)  # the last bout end, for what the engine still allows
         if check_earlier and not _consistent(game, True, action, obs):
@@ -1157,6 +1163,28 @@ def _turn_up_drawn(point: _Point, eng_hands: list) -> bool:
         eng == [Counter(c.text for c in hand) for hand in moved.state.hands]
 
 
+def _order_explains(point: _Point, eng_hands: list) -> bool:
+    """Whether the engine's hands are the reference's draw dealt to the same drawers in another
+    order: where a draw empties the talon, that may be the turn-up drawn first as well (the run
+    tells them apart, conformance/problems.py)."""
+    b, a = point.before.state, point.after.state
+    drawers = [seat for seat in range(a.n) if a.drew[seat] or a.short_after_draw[seat]]
+    if len(drawers) < 2 or len(drawers) > 5:
+        return False
+    cards = [c.text for c in b.talon[:len(b.talon) - len(a.talon)]]
+    kept = {seat: [c.text for c in a.hands[seat][:len(a.hands[seat]) - a.drew[seat]]] for seat in drawers}
+    eng = [Counter(hand) for hand in eng_hands]
+    for order in permutations(drawers):
+        hands, at = [Counter(c.text for c in hand) for hand in a.hands], 0
+        for seat in order:
+            take = min(a.hand_size - len(kept[seat]), len(cards) - at)
+            hands[seat] = Counter(kept[seat] + cards[at:at + max(0, take)])
+            at += max(0, take)
+        if hands == eng:
+            return True
+    return False
+
+
 def _draw_rule(point: _Point, eng: dict, turn_up_rule: str) -> str | None:
     """draw.who or draw.order by what differs after a draw, or None when the cards kept from
     before the draw already differ (the difference is not the draw's); the rule placing the
@@ -1198,12 +1226,12 @@ def _draw_rule(point: _Point, eng: dict, turn_up_rule: str) -> str | None:
     return "draw.order"
 
 
-def _older_draw_rule(point: _Point, eng: dict) -> str:
+def _older_draw_rule(point: _Point, eng: dict, talon: frozenset | None = None) -> str:
     """draw.who or draw.order for hands that differ since an earlier draw: the cards that differ
-    came from the talon that draw dealt from (an engine drawing more cards takes some the
-    reference left there); as many of them per seat but other cards is the order's doing, unless
+    came from the talon that draw dealt from (`talon`; the last draw's where not given: an
+    engine drawing more cards takes some the reference left there); as many of them per seat but other cards is the order's doing, unless
     the engine holds the turn-up, still in the reference's talon (where the turn-up lies)."""
-    drawn = point.provenance.get("_drawn_from", frozenset())
+    drawn = point.provenance.get("_drawn_from", frozenset()) if talon is None else talon
     hands = eng.get("hands")
     ref = point.before.state.hands
     if not isinstance(hands, list) or len(hands) != len(ref):
@@ -1255,7 +1283,7 @@ def _hands_older(point: _Point, eng: dict) -> bool:
 
 def _field_finding(point: _Point, fields: list[str], eng: dict, engine_moved: bool) -> Diagnosis:
     """The rule deciding the earliest-stage field among `fields` (which differ)."""
-    candidates = []
+    candidates, alternatives = [], []
     for f in fields:
         stage = point.stages.get(f) if engine_moved and point.legal else None
         if stage is not None and stage[0] == STAGE["effect"] and f in ("hands", "hand_sizes") \
@@ -1273,8 +1301,10 @@ def _field_finding(point: _Point, fields: list[str], eng: dict, engine_moved: bo
         elif stage[0] == STAGE["older"] and f in ("hands", "hand_sizes") and _turn_up_held(point, eng):
             rule = point.before.ruleset.decisions["trump_suit"].rule.id
         elif rule == "draw":
-            rule = _draw_rule(point, eng, point.before.ruleset.decisions["trump_suit"].rule.id) \
-                or point.stages.get("table", (0, None))[1]
+            turn_up = point.before.ruleset.decisions["trump_suit"].rule.id
+            rule = _draw_rule(point, eng, turn_up) or point.stages.get("table", (0, None))[1]
+            if rule == turn_up and _order_explains(point, eng["hands"]):
+                alternatives.append(point.before.ruleset.decisions["draw_key"].rule.id)
         candidates.append((stage[0], fields.index(f), f, rule))
     candidates.sort()
     _, _, f, rule = candidates[0]
@@ -1287,7 +1317,7 @@ def _field_finding(point: _Point, fields: list[str], eng: dict, engine_moved: bo
             also.append(point.provenance[role])
     decisions = [cr.rule.id for cr in point.before.ruleset.decisions.values()]
     return Diagnosis(rule, f"state.{f}", f"state.{f} differs", also=list(dict.fromkeys(also)),
-                     involved=decisions)
+                     involved=decisions, alternatives=[r for r in alternatives if r != rule])
 
 
 def _role_fields(game: Game, legal: set[str]) -> dict:
@@ -1422,6 +1452,9 @@ def _position_finding(point: _Point, ref_game: Game, obs: Observation, engine_mo
         # (a swap that made it the turn-up)
         if rule is None or _turn_up_held(point, obs.state):
             return _field_finding(point, ["hands"], obs.state, engine_moved=False)
+        if rule == "draw":  # dealt by an earlier draw, which may not be the last one
+            talon = point.provenance["_draw_talon"][next(c for c in older if moved.get(c))]
+            rule = _older_draw_rule(point, obs.state, talon)
         return Diagnosis(rule, "state.hands", f"the engine holds {', '.join(older[:3])} since an "
                          "earlier step", involved=[rule])
     found = _bout_end_finding(point, ref_game, obs, engine_moved)

@@ -272,6 +272,40 @@ def test_a_draw_at_the_step_is_not_charged_to_an_older_draw(spec):
                      ).rule == "draw.order"
 
 
+def test_a_draw_that_empties_the_talon_in_another_order_may_be_either_rule(spec):
+    """The last two cards dealt the other way round are the turn-up drawn first as much as the
+    drawers served in another order: deck.trump, with draw.order as an alternative, and the run
+    settles it (an engine serving the defender first shows draw.order plainly elsewhere)."""
+    from durak_spec.conformance.runner import Result
+
+    rs = spec.ruleset("podkidnoy", {})
+    setup = {**SETUP, "hands": SETUP["hands"][:2], "talon": ["JS", "AD"]}
+    hands = [["KS", "7C", "AC", "8H", "QH", "AD"], ["8C", "JC", "6S", "7H", "KH", "JS"]]
+    found = attribute(rs, setup, [Observation("0 attack 9S", True),
+                                  Observation("1 cover 9S with TS", True, state={"hands": hands})])
+    assert (found.rule, found.alternatives) == ("deck.trump", ["draw.order"])
+
+    def run(case, rule, alternatives=()):
+        return Result(case, "podkidnoy", "fail", step=1, check="state.hands", rule=rule,
+                      diagnosis={"rule": rule, "alternatives": list(alternatives)})
+    problems = find_problems([run("a", "draw.order"), run("b", found.rule, found.alternatives)])
+    assert [(p["rule"], p["count"]) for p in problems] == [("draw.order", 2)]
+
+
+def test_cards_an_earlier_draw_dealt_are_that_draws_doing_after_a_take_without_one(spec):
+    """Serving the defender first swaps JS and QC at the first draw; the engine is found short of
+    JS four bouts later, the last of them taken with no draw after it. The cards a draw dealt are
+    that draw's doing (draw.order), not the take's that last decided the hands (bout.taken)."""
+    rs = spec.ruleset("podkidnoy", {})
+    setup = {**SETUP, "hands": SETUP["hands"][:2], "talon": ["JS", "QC", "KC", "6D", "7D", "9D", "TD", "AD"]}
+    played = [Observation(a, True) for a in (
+        "0 attack 9S", "1 cover 9S with TS", "1 attack 6S", "0 take", "1 attack 8C", "0 take",
+        "1 attack 7H", "0 cover 7H with 8H", "0 attack 6S", "1 take")]
+    hands = [["KS", "7C", "8C", "QC", "AC", "QH"], ["6S", "JS", "JC", "KC", "6D", "7D", "KH"]]
+    assert attribute(rs, setup, played + [Observation("0 attack JS", False, state={"hands": hands})]
+                     ).rule == "draw.order"
+
+
 def test_the_turn_up_drawn_first_is_told_apart_with_two_packs(spec):
     """Two packs hold two copies of each card: a hand may hold a card whose other copy is in the
     talon, and the turn-up's card may lie twice at its end. Cards are counted, not named (the
