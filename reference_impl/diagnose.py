@@ -691,7 +691,7 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
                 key = (sc, *ranked(size, option), rule.id != first_named, wide, -depth,
                        rank.get(rule.id, (99, 999)))
                 better = best is None or key < best[0]
-                if not better and (key[0] > best[0][0] or fits.get(rule.id, key[:2]) <= key[:2]):
+                if not better and (key[0] > best[0][0] or fits.get(rule.id, (INF, INF)) <= key[:2]):
                     continue  # neither the best change nor one as close (or closer for its rule)
                 if _refuted(history, kinds, fn) or _passes_refuted(rs, history, rule.id, fn, kinds):
                     continue

@@ -306,6 +306,18 @@ def test_cards_an_earlier_draw_dealt_are_that_draws_doing_after_a_take_without_o
                      ).rule == "draw.order"
 
 
+def test_every_rule_one_change_of_which_explains_a_refusal_is_an_alternative(spec):
+    """Only the Weli played as a trump (6D=S) covers KH here, and the engine refuses it: a change
+    of who may name a suit explains that as well as one of what beats what. Both are kept, the
+    second as an alternative that the run settles; a rule whose first fit tied with the best was
+    dropped, and the trump that beats no plain card was named play.named_suit in the weli runs."""
+    rs = spec.ruleset("weli", {})
+    setup = {"hands": [["8S", "8C", "7D", "JD", "QH", "KH"], ["7C", "AC", "6D", "TD", "6H", "9H"]],
+             "talon": ["JS", "7S", "6C", "JH", "AH", "AS"], "trump": "AS", "attacker": 0}
+    found = attribute(rs, setup, [Observation("0 attack KH", True, legal=["1 take"])])
+    assert found.rule == "play.named_suit" and "defence.beat" in found.alternatives
+
+
 def test_the_turn_up_drawn_first_is_told_apart_with_two_packs(spec):
     """Two packs hold two copies of each card: a hand may hold a card whose other copy is in the
     talon, and the turn-up's card may lie twice at its end. Cards are counted, not named (the
