@@ -74,6 +74,7 @@ MAX_SHARED = 20000  # compiled pieces a spec keeps for its rulesets to share
 CONTAINER = re.compile(r"\bs\.(\w+)\[")
 HOISTED = re.compile(r"\b_c_\w+\b")
 SET_BY_SETTLE = {"can_throw"}
+SEATS_RANGE = re.compile(r"\brange\(s\.n\)")  # a loop over the seats (see _seats_kept)
 LISTED_FIRST = {"throw", "pass"}  # the kinds settle lists before the bout ends (`throws`)
 # What a primitive asks of the ruleset (g.ruleset.NAME) that the generated program defines itself
 PROGRAM = (("draw_order_fn", "draw_order"),)
@@ -584,12 +585,13 @@ class Ruleset:
             ns[f"_T_{kind}"] = table
         for kind, offered in self.named_forms.items():  # by card index: the card, then its forms
             ns[f"_forms_{kind}"] = [(c,) + tuple(offered.get(c, ())) for c in self.deck.cards]
-        ns.update(_MAX_SETTLE=MAX_SETTLE, _deadlock=partial(_deadlock, self.name),
+        ns.update(_SEATS=tuple(tuple(range(n)) for n in range(self.player_limits[1] + 1)),
+                  _MAX_SETTLE=MAX_SETTLE, _deadlock=partial(_deadlock, self.name),
                   _unsettled=partial(_unsettled, self.name),
                   # how lang.failure_of names a clause that raises in this program: keep it, and
                   # keep the state a local named `s` (tests/reference_impl/test_clause_errors.py)
                   _PROGRAM=self.failing_clause)
-        self.source = "\n".join(lines)
+        self.source = _seats_kept("\n".join(lines))
         code = self._memo(("source", self.source),
                           lambda: compile_program(self.source, f"<legal actions of {self.name}>"))
         exec(code, ns)
@@ -610,7 +612,8 @@ class Ruleset:
             written = list(head)
             for event, cond in zip(BOUT_ENDS, ends):
                 written += _bout_end_block(cond, self._event_lines(event, self._ns, "None", 12))
-            src = self._step_source = "\n".join(self._step_lines(self._ns, written + rest))
+            src = self._step_source = _seats_kept("\n".join(self._step_lines(self._ns,
+                                                                             written + rest)))
         return src
 
     @property
@@ -851,6 +854,13 @@ def _loops(src: str) -> int:
     generated program tests its conditions of one level in that order, the cheap ones first
     (clauses have no side effects, so only the time spent changes)."""
     return sum(isinstance(node, ast.comprehension) for node in ast.walk(ast.parse(src, mode="eval")))
+
+
+def _seats_kept(src: str) -> str:
+    """The generated program with its loops over the seats (`range(s.n)`, of its blocks, its
+    primitives and its clauses) over a tuple of the seats made once per player count: a range
+    is an object made anew at each loop."""
+    return SEATS_RANGE.sub("_SEATS[s.n]", src)
 
 
 def _bout_end_block(cond: str, body: list[str]) -> list[str]:
