@@ -701,7 +701,10 @@ class Campaign:
             obs[-1] = Observation(last, False)
         elif w.kind.startswith("state."):
             field_name = w.kind[6:]
-            seen = Observation(last, True, state={field_name: w.have})
+            state = {field_name: w.have}
+            if w.finished is not None:  # the game goes on there, by the engine's account
+                state["finished"] = w.finished
+            seen = Observation(last, True, state=state)
             obs = obs[:-1] + [seen] if w.steps else [seen]
         elif w.kind.startswith("legal") and isinstance(w.have, list):
             seen = Observation(last, True, legal=self._completed(w))

@@ -89,6 +89,9 @@ class Divergence:
     diagnosis: str = ""
     after: frozenset = frozenset()  # signatures seen before it since the engine was last in sync
     texts: tuple = ()    # the actions it differs by: the action at stake, or a legal set's part
+    # where another state field differs, the engine's `finished` then: a variant under which the
+    # game is over there does not play as the engine does (roles are not compared after the end)
+    finished: object = None
 
     @property
     def signature(self) -> str:
@@ -587,7 +590,7 @@ class Lockstep:
 
     # -- judging -------------------------------------------------------------------------------
     def _report(self, kind, rule, action: Action | None, want, have, message, seg: _Segment,
-                steps: list, token: str = "", texts=()) -> None:
+                steps: list, token: str = "", texts=(), finished=None) -> None:
         """Report one occurrence. The witness is built only when the campaign wants it: a new
         signature, or a shorter witness of a known one. An engine error's `token` (what it
         answered, to which command) and its message's digest stand in its signature for the rule
@@ -608,7 +611,7 @@ class Lockstep:
         self.on_divergence(Divergence(
             kind, rule, shape, text_of(action) if action is not None else None, want, have,
             message, seg.setup.to_json(), witness, seg.setup.players, after=prior,
-            texts=tuple(texts)))
+            texts=tuple(texts), finished=finished))
 
     def _check_state(self, want: dict, have, action, seg, steps) -> bool:
         """Report the first state field that differs; False when one does."""
@@ -632,7 +635,7 @@ class Lockstep:
                 self._report(f"state.{key}", found.rule or "" if found else "", action,
                              want[key], have[key],
                              f"state.{key} {where}: want {want[key]!r}, have {have[key]!r}",
-                             seg, steps)
+                             seg, steps, finished=have.get("finished") if key != "finished" else None)
                 return False
         return True
 

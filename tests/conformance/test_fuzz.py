@@ -619,3 +619,19 @@ def test_the_evidence_for_advice_is_spread_over_the_whole_campaign():
     assert len(kept) <= EVIDENCE_SEGMENTS and kept[-1] >= total - lock._stride
     assert kept == list(range(0, total, lock._stride)) and lock._stride > 1
     assert all(obs == [f"step of {i}", f"next step of {i}"] for i, obs in lock.observed)
+
+
+def test_a_state_witness_keeps_the_engines_game_going_so_no_early_end_explains_it(spec, tmp_path):
+    """The taker attacks next: in a shrunk witness of three players, a deal that ends when the
+    first player goes out "explains" the wrong attacker, because the reference compares no roles
+    once its game is over. The engine's game goes on there (its `finished` is part of what was
+    observed), so fuzz names the rotation rule and advises nothing, as check does."""
+    name = f"python:{EXAMPLES}.style_play_card:BrokenPlayCardEngine"
+    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=3, players=(3,), diagnosis=2.0)
+    found = [e for e in result.entries if e.signature.startswith("state.")]
+    assert found, [e.signature for e in result.entries]
+    assert all(e.witness.rule == "rotation.after_take" for e in found), \
+        [(e.signature, e.witness.diagnosis) for e in found]
+    assert all(e.witness.finished is False and e.advice is None for e in found)
+    assert not any("plays as if" in (e.witness.diagnosis or "") for e in found), \
+        [e.witness.diagnosis for e in found]
