@@ -433,12 +433,12 @@ def _inline(spec, node):
 
 def _mutations(rs: Ruleset, rule) -> list[tuple[object, int, int, str | None]]:
     """Each one-place change of the rule's clause (definitions inlined), compiled:
-    [(fn(s, seat, card, target), size, depth, the option whose other value it is, or None: the
-    whole clause's change where a value makes the clause true or false throughout)]; size 0 makes a comparison strict or loose, 1 sets
-    a sub-expression to True or False, or an option the clause reads to another of its values
-    (everywhere it reads it, so at depth 0: a place of the clause changed alike is the smaller
-    change), 2 sets the whole clause. Shared by the rulesets in which the clause reads the same
-    option values."""
+    [(fn(s, seat, card, target), size, depth, option)]; `option` is the option whose other value
+    the change is (also where that value makes the whole clause true or false), else None. Size
+    0 makes a comparison strict or loose, 1 sets a sub-expression to True or False, or an option
+    the clause reads to another of its values (everywhere it reads it, so at depth 0: a place of
+    the clause changed alike is the smaller change), 2 sets the whole clause. Shared by the
+    rulesets in which the clause reads the same option values."""
     return rs.shared(("mutations", rule.id, rule.clause), (rule.clause,),
                      lambda: _make_mutations(rs, rule))
 
@@ -575,13 +575,12 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
     seats the engine serves instead, of size 2. A one-place change of the value of an option the
     variant sets (or of the record such an option keeps) ranks with the smallest changes and
     wins ties (ranked). Of changes as close and as small, the rule that forbids the first action
-    the engine lists wins, then the one that
-    changes the rule's verdict on fewer actions any seat could make here with any card of the
-    deck (_breadth: a house rule that stops one rank is a smaller change than one that stops
-    whole seats, one that stops a take than one that stops every action), then the deeper one,
-    then the rule of fewer kinds of action (a rule every action shares, who may act at all,
-    would show in every kind). The rules of
-    the kinds that differ are added to `involved`, to `ties` the other rules a change of which
+    the engine lists wins, then the one that changes the rule's verdict on fewer actions any seat
+    could make here with any card of the deck (_breadth: a house rule that stops one rank is a
+    smaller change than one that stops whole seats, one that stops a take than one that stops
+    every action), then the deeper one, then the rule of fewer kinds of action (a rule every
+    action shares, who may act at all, would show in every kind). The rules of the kinds that
+    differ are added to `involved`, to `ties` the other rules a change of which
     does it with as few mismatches and as small a change, and to `larger` those a larger change
     of which does it with as few mismatches.
 
@@ -664,7 +663,7 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
     rules = list({cr.rule.id: cr.rule for kind in ACTION_KINDS for cr in rs.legality[kind]
                   if differing & set(cr.rule.applies_to)}.values())
     clauses = {cr.rule.id: cr.clause.fn for kind in ACTION_KINDS for cr in rs.legality[kind]}
-    declared = {n for n, origin in rs.option_origins.items() if origin == "override"}
+    declared = _declared(rs)
 
     def ranked(size: int, option) -> tuple[int, bool]:
         """A change's size and whether it leaves alone every option the variant sets. A change
@@ -752,6 +751,12 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
 
 
 INF = float("inf")
+
+
+def _declared(rs: Ruleset) -> set[str]:
+    """The options the variant sets itself (a house rule the engine declares, an option a case is
+    about), not those its preset or the defaults give."""
+    return {n for n, origin in rs.option_origins.items() if origin == "override"}
 
 
 def _other_orders(rs: Ruleset, rid: str, kinds) -> list:
@@ -1129,7 +1134,7 @@ def _declared_keeps_open(rs: Ruleset, s, history) -> str | None:
     ends the bout and the engine, whose legal set is unknown, goes on: the change of the option
     it declares is the likeliest one-place change that keeps the bout open (_permissions,
     ranked). None if no such change does, or one forbids what the engine allowed before."""
-    declared = {n for n, origin in rs.option_origins.items() if origin == "override"}
+    declared = _declared(rs)
     forms = (rs.named_forms or {}).get("throw") or {}
     throw = rs.legality["throw"]
     for cr in throw:
@@ -1386,7 +1391,7 @@ def _attribute(point: _Point, obs: Observation) -> Diagnosis:
 def _drawn_now(point: _Point, eng: dict, unknown: int) -> set[str]:
     """The cards a bout that ends at this step (on either side) may have dealt: a draw deals
     from the talon's top, as many cards as the engine's talon shows gone (`unknown` where it
-    does not say). None where no bout ends."""
+    does not say). Empty where no bout ends."""
     b, a = point.before.state, point.after.state
     if point.action is None or not b.table or a.table and eng.get("table") != []:
         return set()
