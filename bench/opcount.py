@@ -71,6 +71,14 @@ def _where(code) -> str:
     return "other"
 
 
+def _part_of(code) -> str:
+    """The part a code object's instructions count to: a bout end's function of the generated
+    step (`end_bout_taken`) is that bout end's part of the step."""
+    if code.co_filename.startswith("<step of") and code.co_name.startswith("end_"):
+        return f"step: {code.co_name[4:]}"
+    return _where(code)
+
+
 def _step_parts(source: str) -> dict[int, str]:
     """Line number -> part, for the generated step's source: where each part begins."""
     lines = source.splitlines()
@@ -88,7 +96,7 @@ def _step_parts(source: str) -> dict[int, str]:
         elif line == "        out = []":
             starts[i] = "step: other actions listed"
         elif re.match(r"        if .*:$", line) and i < len(lines):
-            end = re.search(r"_(bout_\w+?)\d", lines[i])
+            end = re.search(r"\bend_(bout_\w+)\(", lines[i])
             if end:
                 starts[i] = f"step: {end.group(1)}"
     return starts
@@ -128,7 +136,7 @@ def count(preset: str, players: int, games: int, lines: int = 0) -> dict:
                     by_line[frame.f_lineno or 0] += 1
                 return local
         elif lines:
-            where = _where(code)
+            where = _part_of(code)
 
             def local(frame, event, arg):
                 if event == "opcode":
@@ -136,7 +144,7 @@ def count(preset: str, players: int, games: int, lines: int = 0) -> dict:
                     every_line[code, frame.f_lineno or 0] += 1
                 return local
         else:
-            where = _where(code)
+            where = _part_of(code)
 
             def local(frame, event, arg):
                 if event == "opcode":

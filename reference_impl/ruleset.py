@@ -609,11 +609,12 @@ class Ruleset:
         src = self.__dict__.get("_step_source")
         if src is None:
             head, ends, rest = self._step_parts
-            written = list(head)
+            written, bodies = list(head), []
             for event, cond in zip(BOUT_ENDS, ends):
-                written += _bout_end_block(cond, self._event_lines(event, self._ns, "None", 12))
-            src = self._step_source = _seats_kept("\n".join(self._step_lines(self._ns,
-                                                                             written + rest)))
+                written += _bout_end_block(cond, [f"            end_{event}(g, s)"])
+                bodies += [f"def end_{event}(g, s):"] + self._event_lines(event, self._ns, "None", 4)
+            src = self._step_source = _seats_kept("\n".join(
+                bodies + self._step_lines(self._ns, written + rest)))
         return src
 
     @property
@@ -706,7 +707,7 @@ class Ruleset:
         lines = ["def step(g, s, a):", "    _kind = a[0]"]
         for i, kind in enumerate(k for k in vocab.ACTION_KINDS if k in self._flow_steps):
             lines.append(f"    {'if' if i == 0 else 'elif'} _kind == {kind!r}:")
-            lines += self._event_lines(kind, ns, "a", 8)
+            lines += self._event_lines(kind, ns, "a", 8, shared=True)
         return lines + ["    s.steps += 1"] + settle
 
     def _events(self, ns: dict) -> list[str]:
@@ -718,11 +719,13 @@ class Ruleset:
         return lines
 
     def _event_lines(self, event: str, ns: dict, action: str, indent: int,
-                     written_out: bool = True) -> list[str]:
+                     written_out: bool = True, shared: bool = False) -> list[str]:
         """The steps of a flow event as lines of the generated program: each primitive's body
         written out (inline.py) with the clauses of the decisions it asks for, under its `when`;
         a primitive that cannot be written out (or that is not primitives.py's own, as when a
-        test wraps it) is called."""
+        test wraps it) is called. With `shared`, the locals of its i-th primitive are named
+        `_e<i>_...` whatever the event, for events written in branches of which one runs: a
+        function clears every local it has at each call, used or not."""
         decisions = {name: cr.clause.src for name, cr in self.decisions.items()}
         lines = []
         pad = " " * indent
@@ -732,7 +735,8 @@ class Ruleset:
                 fn, keywords = fn.func, fn.keywords
             inner = " " * (indent + 4 if when is not None else indent)
             body, helpers = self._primitive_source(fn, keywords, f"_{event}{i}_", action,
-                                                   decisions if written_out else None)
+                                                   decisions if written_out else None,
+                                                   f"_e{i}_" if shared else None)
             for name, value in helpers.items():
                 if ns.setdefault(name, value) is not value:
                     raise RuntimeError(f"the generated program uses {name} for two things")
@@ -740,22 +744,26 @@ class Ruleset:
             lines += ([f"{pad}if {when.src}:"] + body) if when is not None else body
         return lines or [f"{pad}pass"]
 
-    def _primitive_source(self, fn, keywords: dict, prefix: str, action: str, decisions):
+    def _primitive_source(self, fn, keywords: dict, prefix: str, action: str, decisions,
+                          local_prefix: str | None = None):
         """A call of primitive `fn` as unindented lines and the names they need: its body written
-        out where it can be (not without `decisions`), else a call; shared by the rulesets whose
-        decisions it asks for are decided alike."""
+        out where it can be (not without `decisions`), its locals named with `local_prefix` (by
+        default `prefix`), else a call of a helper named with `prefix`; shared by the rulesets
+        whose decisions it asks for are decided alike."""
+        local_prefix = local_prefix or prefix
         fn_name = getattr(fn, "__name__", "")
         own = decisions is not None and getattr(primitives, fn_name, None) is fn
         try:
             asked = tuple(sorted((n, decisions.get(n)) for n in decisions_asked(fn))) if own else ()
         except NotInlinable:
             own, asked = False, ()
-        key = ("primitive", fn, own, tuple(sorted(keywords.items())), prefix, action, asked)
+        key = ("primitive", fn, own, tuple(sorted(keywords.items())), prefix, local_prefix, action,
+               asked)
 
         def make():
             if own:
                 try:
-                    return (list(inline_source(fn, key[3], prefix, action, asked, PROGRAM)),
+                    return (list(inline_source(fn, key[3], local_prefix, action, asked, PROGRAM)),
                             module_helpers(fn))
                 except NotInlinable:
                     pass
