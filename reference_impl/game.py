@@ -454,9 +454,14 @@ class Game:
         return s
 
     def _out_of_play(self, setup: Setup) -> list[Card]:
-        """The cards of the deck in no zone of the setup (each copy once): the discard."""
+        """The cards of the deck in no zone of the setup (each copy once): the discard. The setup
+        is validated, so no card lies in more places than the deck holds it: where the zones hold
+        as many cards as the deck, as in every deal, none is out of play."""
         pack = self.ruleset.deck.pack
-        held = list(map(_REAL, chain.from_iterable(setup._zones())))
+        zones = setup._zones()
+        if sum(map(len, zones)) == len(pack):
+            return []
+        held = list(map(_REAL, chain.from_iterable(zones)))
         used = set(held)
         left = list(filterfalse(used.__contains__, pack))
         if len(used) != len(held) or len(left) + len(held) != len(pack):  # copies of a card
