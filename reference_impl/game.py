@@ -184,9 +184,11 @@ class Setup:
         zones = self._zones()
         copies, hand_zones = deck.copies, len(self.hands)  # zones up to the talon's
         own = list(chain.from_iterable(zones[:hand_zones + 1]))  # hands and talon
-        held = list(map(_REAL, chain.from_iterable(zones)))  # every physical card in a zone
-        if list(map(_REAL, own)) != own or (len(set(held)) != len(held) if copies == 1 else
-                                            max(Counter(held).values(), default=0) > copies):
+        real = list(map(_REAL, own))
+        # every physical card in a zone
+        held = real + list(map(_REAL, chain.from_iterable(zones[hand_zones + 1:])))
+        if real != own or (len(set(held)) != len(held) if copies == 1 else
+                           max(Counter(held).values(), default=0) > copies):
             self._check_cards(zones, copies)  # raises, naming the card and its zone
         talon = self.talon
         if self.hidden is not None:  # rule deck.changeable_trump
