@@ -268,14 +268,22 @@ def _join_shown(records) -> None:
     player whose pass is kept, or serves in another order) is the run's problem that other
     failures show plainly: its rule becomes the other rule that decides failures explained by no
     other rule, where the rule it was given decides none of them. The run's evidence settles what
-    one step cannot."""
+    one step cannot, when it weighs as much as what it overrules: the other rule joins the
+    records that name a rule first only where it decides at least as many failures plainly as
+    name that rule first (a few plain ones, later in a long game where a change of that rule's
+    clause is refuted by what other seats did and a record of one player still fits, do not
+    outweigh the run's many that name it first)."""
     plain: dict = {}
+    first: dict = {}
     for r in records:
-        if r.status != "error" and not _alternatives(r) and getattr(r, "rule", None):
-            plain[r.rule] = plain.get(r.rule, 0) + 1
+        rule = getattr(r, "rule", None)
+        if r.status != "error" and rule:
+            counts = first if _alternatives(r) else plain
+            counts[rule] = counts.get(rule, 0) + 1
     for r in records:
-        others = [a for a in _alternatives(r) if plain.get(a)]
-        if others and not plain.get(getattr(r, "rule", None)):
+        rule = getattr(r, "rule", None)
+        others = [a for a in _alternatives(r) if plain.get(a, 0) >= max(first.get(rule, 0), 1)]
+        if others and not plain.get(rule):
             chosen, given = max(others, key=lambda a: plain[a]), r.rule
             r.rule = chosen
             if isinstance(r.diagnosis, dict):

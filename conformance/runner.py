@@ -527,7 +527,9 @@ class Session:
         run_rs = rs
         if res.engine_options:
             try:
-                run_rs = self._ruleset(preset, values)
+                # the case's options and the engine's own values are what the run's variant sets
+                # (diagnose._declared): the rest follows the preset, as durak fuzz plays it
+                run_rs = self._ruleset(preset, {**case.options, **res.engine_options})
                 case, res.rederived = self.derive(case, run_rs)
             except DurakError as exc:
                 res.status, res.message = "skip", f"the engine's variant does not load: {exc}"

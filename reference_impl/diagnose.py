@@ -604,6 +604,11 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
     unparsed = len(set(extra_texts)) - len({texts[a] for a in parsed if a in texts})
     passes = [a for a in universe if a.kind == "pass"]
     throws = [a for a in universe if a.kind == "throw"]
+    # A seat the engine lets pass while it lists no card for that seat to add: the engine's
+    # passes do not follow from who may add a card, so a pass it allowed earlier refutes no
+    # change of a throw rule (_passes_refuted).
+    bare_pass = any(texts[a] in eng and not any(b.seat == a.seat and texts[b] in eng for b in throws)
+                    for a in passes)
     groups: dict = {}
     for kind, cr in rs.order.items():
         groups.setdefault(cr.rule.id, (set(), cr.clause.fn))[0].add(kind)
@@ -692,7 +697,8 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
                 better = best is None or key < best[0]
                 if not better and (key[0] > best[0][0] or fits.get(rule.id, (INF, INF)) <= key[:2]):
                     continue  # neither the best change nor one as close (or closer for its rule)
-                if _refuted(history, kinds, fn) or _passes_refuted(rs, history, rule.id, fn, kinds):
+                if _refuted(history, kinds, fn) or \
+                        (not bare_pass and _passes_refuted(rs, history, rule.id, fn, kinds)):
                     continue
                 fits[rule.id] = min(fits.get(rule.id, key[:2]), key[:2])
                 if best is None or key < best[0]:

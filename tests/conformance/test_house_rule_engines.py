@@ -273,10 +273,17 @@ def test_check_names_the_opener_held_back_under_a_siege_by_the_timing_rule(spec,
     answered; at two players the opener alone may add, yet may still pass, which the reference's
     pass (it needs a card to add) never does: no change of a card rule explained the cards with
     the passes following, and check fell back on play.active_seat (148 runs). The cards are
-    now explained with the passes as the reference lists them."""
+    now explained with the passes as the reference lists them. The same holds for a later
+    difference of the game (step 31, the opener's card refused): the passes the engine let the
+    opener make in earlier bouts, with nothing it would let on, refuted the timing rule's change
+    there, and a record of the opener's pass alone was named (throw_in.not_passed), which the
+    run's problem then took for all 91 runs."""
     jobs = jobs_of(shipped_suite, Selection(cases=("golden/siege/2p_seed1",), variants=("siege",)))
     failures = [r for r in run_cases(spec, MODULE + "BrokenOneMoveSiegeEngine", jobs) if r.status == "fail"]
     assert failures and {r.rule for r in failures} == {"throw_in.timing"}, [(r.case, r.rule) for r in failures]
+    later = [d for r in failures for d in r.differences]
+    assert later and {d["rule"] for d in later} == {"throw_in.timing"}, later
+    assert [p["rule"] for p in find_problems(failures)] == ["throw_in.timing"]
 
 
 def test_the_skipped_at_once_twin_breaks_who_may_add_as_well_as_transfers(spec):
@@ -341,3 +348,26 @@ def test_a_bout_the_twin_keeps_open_past_the_cap_it_declares_is_the_cap_rule(spe
                 "bout": 19, "beaten_bouts": 2, "discard": 16}
     assert _found(spec, "BrokenFiveBeforeFirstBeatEngine", "two_packs", 4, position,
                   ["2 throw AS"]) == ["state.table limits.before_first_beat"]
+
+
+def test_a_run_under_a_declared_house_rule_sets_only_its_own_options(spec, shipped_suite, monkeypatch):
+    """The ruleset a failure of an engine playing a house rule is diagnosed under sets the case's
+    options and the engine's own values, and leaves the rest to the preset, as durak fuzz plays
+    it: built from every resolved value, it set all 60 options, and diagnosis ranked a change of
+    any option's value as a change of a house rule the engine declares (diagnose._declared)."""
+    from durak_spec.reference_impl import diagnose
+
+    seen = []
+    real = diagnose.diagnose
+
+    def recording(ruleset, *args, **kwargs):
+        seen.append(diagnose._declared(ruleset))
+        return real(ruleset, *args, **kwargs)
+    monkeypatch.setattr(diagnose, "diagnose", recording)
+    jobs = jobs_of(shipped_suite, Selection(cases=("throw_in/pass_kept_after_other_card",),
+                                            variants=("podkidnoy",)))
+    failures = [r for r in run_cases(spec, MODULE + "BrokenPassWithdrawnEngine", jobs)
+                if r.status == "fail"]
+    assert failures and seen
+    case = jobs[0][0]
+    assert all(d == set(case.options) | {"pass_withdrawn_by"} for d in seen), seen
