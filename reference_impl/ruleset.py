@@ -782,18 +782,27 @@ class Ruleset:
     def _order_lines(self, ns: dict) -> list[str]:
         """Of the kinds an order rule governs, keep only the actions of the seats with the lowest
         key (several seats that share it may act in any order)."""
-        groups: dict[str, tuple[set, object]] = {}
+        groups: dict[str, tuple[set, Clause]] = {}
         for kind, cr in self.order.items():
-            groups.setdefault(cr.rule.id, (set(), cr.clause.fn))[0].add(kind)
+            groups.setdefault(cr.rule.id, (set(), cr.clause))[0].add(kind)
         lines = []
-        for i, (kinds, key) in enumerate(groups.values()):
-            ns[f"_K{i}"], ns[f"_O{i}"] = frozenset(kinds), key
+        for i, (kinds, clause) in enumerate(groups.values()):
+            ns[f"_K{i}"], ns[f"_O{i}"] = frozenset(kinds), clause.fn
+            # the key of each seat, its clause written out where it reads no card: loops, not
+            # comprehensions, which would make the state a closure's cell in the whole function
+            key = f"_O{i}(s, seat, None, None)" if clause.names & (CARD_NAMES | TARGET_NAMES) \
+                else clause.src
             if kinds >= LISTED_FIRST:  # it governs every action listed here, so the actions
                 # listed are of two seats or more: no loop to find a second one
-                lines = ["                keys = {seat: _O%d(s, seat, None, None) for seat in "
-                         "_set(_map(_seat, throws))}" % i,
+                lines = ["                keys = {}",
+                         "                for seat in _set(_map(_seat, throws)):",
+                         f"                    keys[seat] = {key}",
                          "                low = min(keys.values())",
-                         "                throws = [b for b in throws if keys[b[1]] == low]"]
+                         "                kept = []",
+                         "                for b in throws:",
+                         "                    if keys[b[1]] == low:",
+                         "                        kept.append(b)",
+                         "                throws = kept"]
                 ns.update(_set=set, _map=map, _seat=operator.itemgetter(1))
                 break
             lines += ["                one = -1  # the seat of the first action governed, until another seat's",
@@ -802,10 +811,17 @@ class Ruleset:
                       "                        if one < 0:",
                       "                            one = a[1]",
                       "                        elif a[1] != one:",
-                      f"                            seats = {{b[1] for b in throws if b[0] in _K{i}}}",
-                      f"                            keys = {{seat: _O{i}(s, seat, None, None) for seat in seats}}",
+                      "                            keys = {}",
+                      "                            for b in throws:",
+                      f"                                if b[0] in _K{i} and b[1] not in keys:",
+                      f"                                    seat = b[1]",
+                      f"                                    keys[seat] = {key}",
                       "                            low = min(keys.values())",
-                      f"                            throws = [b for b in throws if b[0] not in _K{i} or keys[b[1]] == low]",
+                      "                            kept = []",
+                      "                            for b in throws:",
+                      f"                                if b[0] not in _K{i} or keys[b[1]] == low:",
+                      "                                    kept.append(b)",
+                      "                            throws = kept",
                       "                            break"]
         if not lines:
             return lines
