@@ -853,7 +853,8 @@ def permission_finding(game: Game, engine_legal: set[str] | None, focus: Action 
         earliest = next(t for t, d in game.state.table if d is None)
         return Diagnosis(chosen, "legal", f"the engine lets no card cover "
                          f"{', '.join(sorted({t.split()[2] for t in missing}))} while "
-                         f"{earliest.text} is unbeaten", involved=[chosen])
+                         f"{earliest.text} is unbeaten", involved=[chosen],
+                         alternatives=_cards_explain(game, eng, chosen, history))
     named = []
     for text in sorted(extra, key=lambda t: " pass" in t):  # a pass follows from the cards
         try:
@@ -950,6 +951,32 @@ def _cards_decide(game: Game, covers: list, target, history) -> bool:
     return False
 
 
+def _cards_explain(game: Game, eng: set[str], target: str, history) -> list[str]:
+    """The cover rules other than `target` one change of which gives exactly the engine's covers
+    `eng` (and forbids no cover the engine allowed before): where the engine covers only the
+    earliest card, a trump that beats no plain card explains it as well when every cover of the
+    later cards is by a trump and none of the earliest's is. As in _cards_decide, a change that
+    lets no card of the deck beat another is no rule of the cards."""
+    s, rs = game.state, game.ruleset
+    covers = [a for a in game.legal_actions() if a.kind == "cover"]
+    if not covers:
+        return []
+    seat, cards = covers[0].seat, list(rs.deck.cards)
+    out = []
+    for cr in rs.legality.get("cover", ()):
+        if cr.rule.id == target or cr.clause.const:
+            continue
+        for fn, _size, _depth, _option in _mutations(rs, cr.rule):
+            if any(bool(fn(s, a.seat, a.card, a.target)) != (action_text(a) in eng) for a in covers):
+                continue
+            if not any(fn(s, seat, c, t) for c in cards for t in cards if c != t):
+                continue
+            if not _refuted(history, ("cover",), fn):
+                out.append(cr.rule.id)
+                break
+    return out
+
+
 def edge_rule(game: Game, action: Action) -> str | None:
     """The first legality rule of the action's kind at whose edge this allowed action sits: one
     comparison of its clause made strict (or loose) forbids it (a sixth card: limits.cap). It
@@ -1003,12 +1030,14 @@ def _own_group(game: Game, engine_legal: set[str], text: str) -> set[str]:
         {t for t in engine_legal if action_group(t, _named_apart(game, t, ref)) == group}
 
 
-def legal_differences(game: Game, engine_legal, history=()) -> list[tuple[str | None, list, list]]:
+def legal_differences(game: Game, engine_legal, history=(), findings: list | None = None
+                      ) -> list[tuple[str | None, list, list]]:
     """The engine's legal set `engine_legal` (texts) against the reference's in `game`, split by
     the kinds of action that differ (a throw and a pass together): for each group, the rule one
     change of which accounts for that group's differences alone, and the group's extra and
     missing texts: [(rule, extra, missing)]. Two rules broken at once (cards added too early and
-    a cover refused, say) are named apart instead of one hiding the other."""
+    a cover refused, say) are named apart instead of one hiding the other. Given `findings`, the
+    diagnosis of each group is added to it, in the same order (with its alternatives)."""
     ref = _legal_texts(game)
     eng = _texts(engine_legal)
     extra, missing = sorted(eng - ref), sorted(ref - eng)
@@ -1021,6 +1050,8 @@ def legal_differences(game: Game, engine_legal, history=()) -> list[tuple[str | 
             found = permission_finding(game, eng, history=history)
         else:
             found = permission_finding(game, (ref - set(fewer)) | set(more), history=history)
+        if findings is not None:
+            findings.append(found)
         rule = found.rule
         if rule is None and more:
             try:

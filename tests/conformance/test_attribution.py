@@ -214,6 +214,23 @@ def test_a_defender_held_to_the_earliest_card_is_told_from_one_that_cannot_beat(
     assert (found.rule, found.alternatives) == ("defence.beat", [])
 
 
+def test_covers_of_the_earliest_card_only_are_also_a_trump_that_beats_no_plain_card(spec):
+    """An engine listing only the covers of the earliest unbeaten card, a trump, where every cover
+    of the later plain card is by a trump, may be held to the earliest card or have a trump that
+    beats no plain card (trump_beats_only_trump): the target rule, with the beat rule as the other
+    rule that explains it as well. Where the later card has a cover by its own suit too, only
+    the target explains it."""
+    rs = spec.ruleset("podkidnoy", {})
+    setup = {"hands": [["KS", "7S"], ["QC", "6C", "7H"]], "talon": ["JS", "QS", "KC", "6D", "7D", "8C"],
+             "trump": "8C", "dealer": 1, "attacker": 0, "defender": 1,
+             "table": [["9C", None], ["AD", None]]}
+    found = attribute(rs, setup, [Observation(None, legal=["1 cover 9C with QC", "1 take"])])
+    assert (found.rule, found.alternatives) == ("defence.target", ["defence.beat"])
+    setup = {**setup, "hands": [["KS", "7S"], ["QC", "KD", "7H"]], "table": [["9C", None], ["TD", None]]}
+    found = attribute(rs, setup, [Observation(None, legal=["1 cover 9C with QC", "1 take"])])
+    assert (found.rule, found.alternatives) == ("defence.target", [])
+
+
 def test_an_ambiguous_difference_joins_the_problem_the_run_shows_plainly(spec):
     from durak_spec.conformance.runner import Result
 
