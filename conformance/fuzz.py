@@ -103,6 +103,20 @@ class Entry:
     follows_from: list = field(default_factory=list)
     observed: list | None = None  # the witness as observations (diagnose), evidence for advice
     advice: dict | None = None    # the variant of as_if that every witness of the run confirms
+    # other rules that explain an occurrence as well (the attribution's alternatives, and those
+    # of the shrunk witness's diagnosis), and whether some occurrence was explained by its rule
+    # alone: where the run shows one of those rules plainly and this one never, the divergence is
+    # that rule's (group_causes)
+    alternatives: list = field(default_factory=list)
+    plain: bool = True
+    # the other signatures of the same root cause, joined to this one (group_causes): each with
+    # its own witness, count and case
+    forms: list = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        """Occurrences of the root cause: this signature's and its other forms'."""
+        return self.count + sum(f.count for f in self.forms)
 
     @property
     def follows(self) -> list:
@@ -123,7 +137,12 @@ class Entry:
                 "known": self.known,
                 "follows": self.follows,
                 "case": self.case["id"] if self.case else None,
-                "case_path": str(self.case_path) if self.case_path else None}
+                "case_path": str(self.case_path) if self.case_path else None,
+                "forms": [{"signature": f.signature, "occurrences": f.count, "steps": len(f.witness.steps),
+                           "message": f.witness.message, "follows": f.follows,
+                           "case": f.case["id"] if f.case else None,
+                           "case_path": str(f.case_path) if f.case_path else None}
+                          for f in self.forms]}
 
 
 def _is_position(setup: dict) -> bool:
@@ -261,13 +280,15 @@ class Campaign:
             kind, rule = sig.split()[:2]
             self.lock.known(Divergence(kind, rule, "", None, None, None, "", {}, [], 0))
 
-    def _wants(self, sig: str, length: int, prior: frozenset) -> bool:
+    def _wants(self, sig: str, length: int, prior: frozenset, alternatives: tuple = ()) -> bool:
         """Count an occurrence; True when its witness is wanted (new, or shorter)."""
         entry = self.entries.get(sig)
         if entry is None:
             return True
         entry.count += 1
         entry.after &= prior
+        entry.plain |= not alternatives
+        entry.alternatives += [a for a in alternatives if a not in entry.alternatives]
         return length < entry.witness.length
 
     def _record(self, div: Divergence) -> None:
@@ -275,7 +296,9 @@ class Campaign:
         if entry is None:
             self.entries[div.signature] = Entry(div, first_game=self.game, replayed=self.replaying,
                                                 known=self.known.get(div.signature),
-                                                after=set(div.after))
+                                                after=set(div.after),
+                                                alternatives=list(div.alternatives),
+                                                plain=not div.alternatives)
             self.lock.known(div)
             if self.db is not None:
                 self._save(div)
@@ -366,9 +389,12 @@ class Campaign:
         Co-occurrence alone proves nothing: a bug the engine shows at every step precedes every
         other one. At most CAUSES + 2 replays of one witness, with fixed steps: deterministic."""
         entry.follows_from = []
-        if not entry.after:
-            return
         w = entry.witness
+        # the signatures seen before every occurrence first, then those seen before the witness
+        # itself (a divergence seen once alone elsewhere still follows another in its witness)
+        prior = list(entry.after) + [sig for sig in w.after if sig not in entry.after]
+        if not prior:
+            return
         self._scratch_coverage = ClauseCoverage(self.lock.ruleset)
         seen = self._occurrences(w.setup, w.steps)
         mine = [d for d in seen if d.signature == w.signature and d.length == w.length] or \
@@ -376,8 +402,9 @@ class Campaign:
         if not mine:
             return  # not shown again: nothing to settle
         texts = set(mine[0].texts)
-        earlier = [d for d in seen if d.length < w.length and d.signature in entry.after]
-        candidates = list(dict.fromkeys(d.signature for d in earlier))[:CAUSES]
+        earlier = [d for d in seen if d.length < w.length and d.signature in prior]
+        candidates = sorted(dict.fromkeys(d.signature for d in earlier),
+                            key=lambda sig: sig not in entry.after)[:CAUSES]
 
         def disappears(signatures: set) -> bool:
             extra = {t for d in earlier if d.signature in signatures and d.kind == "legal-extra"
@@ -410,7 +437,7 @@ class Campaign:
                  lock.avoid_after, lock.run, lock.since_sync, lock.pending)
         lock.on_divergence, lock.coverage = found.append, self._scratch_coverage
         lock._sampled, lock.avoid_probe, lock.avoid_after = {}, set(), set()
-        self.lock.wants = lambda sig, length, prior: True
+        self.lock.wants = lambda sig, length, prior, alternatives=(): True
         steps_before = self.lock.steps
         try:
             setup = Setup.from_json(setup_json, self.lock.ruleset.deck,
@@ -717,6 +744,8 @@ class Campaign:
             return
         w.diagnosis = found.message()
         entry.as_if = list(found.as_if)
+        entry.alternatives += [a for a in found.alternatives + found.larger
+                               if a != found.rule and a not in entry.alternatives]
         entry.observed = obs
         if not w.rule and found.rule or found.as_if and entry.known is None and \
                 _reads(self.spec, found.rule, found.as_if[0]):
@@ -956,9 +985,9 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
             camp.shrink(entry)
         if diagnosis > 0:
             camp.diagnose(entry, diagnosis)
-    entries = merge_renamed(entries)
-    confirm_advice(camp, entries)
-    for entry in entries:
+    entries = group_causes(merge_renamed(entries))
+    confirm_advice(camp, entries)  # each root cause with all its forms
+    for entry in flat(entries):
         try:
             camp.write_case(entry, out_dir)
         except DurakError as exc:
@@ -968,7 +997,7 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
         if db is not None:
             camp._save(entry.witness)
     result.entries = entries
-    seen = {e.signature for e in entries}
+    seen = {e.signature for e in flat(entries)}
     result.vanished = [(sig, reason, sig in camp.replayed_signatures)
                        for sig, reason in (known or {}).items() if sig not in seen]
     # what the reference explored alone is no coverage of the engine (tools/fuzz.py says so)
@@ -992,10 +1021,87 @@ def merge_renamed(entries: list) -> list:
         have.after &= e.after
         have.follows_from = [s for s in have.follows_from if s in e.follows_from]
         have.replayed |= e.replayed
+        have.plain |= e.plain
+        have.alternatives += [a for a in e.alternatives if a not in have.alternatives]
         if e.witness.length < have.witness.length:
             have.witness, have.observed, have.found_length = e.witness, e.observed, e.found_length
         have.as_if = have.as_if or e.as_if
     return list(out.values())
+
+
+def flat(entries: list) -> list:
+    """The entries and the other forms joined to them (group_causes), one list."""
+    return [f for e in entries for f in [e] + e.forms]
+
+
+def group_causes(entries: list) -> list:
+    """One entry per root cause, the others joined to it as its forms (Entry.forms), as AFL
+    keeps one crash per bug: the new divergences of one rule, whatever their kind (what the
+    engine allows, refuses, the state it reaches: a cap of five shows as a sixth card left out
+    and as a bout ended early); a divergence that replaying shows to follow from others of one
+    root cause (Entry.follows_from); and the divergences of a rule no witness of which shows it
+    plainly, when their diagnosis names as an alternative a rule the run shows plainly (a witness
+    with no alternative): an engine whose trump beats no plain card lists only the covers of the
+    earliest card where those of the later one are all by a trump, which a defender held to the
+    earliest card does as well, and its other witnesses say which it is. Known divergences (the
+    ledger's) stay apart: they never hide a new one. Entries whose forms were joined before (a
+    worker's) are taken apart and grouped again."""
+    every = list({id(e): e for e in flat(entries)}.values())
+    for e in every:
+        e.forms = []
+    new = [e for e in every if e.known is None]
+    by_sig = {e.signature: e for e in new}
+
+    def rule_of(e):
+        return e.witness.rule if e.witness.kind != "error" and e.witness.rule else None
+
+    own = {}  # rule -> its divergences that follow from no other
+    for e in new:
+        if rule_of(e) and not e.follows_from:
+            own.setdefault(rule_of(e), []).append(e)
+    plain = {r for r, es in own.items() if any(e.plain for e in es)}
+    occurrences = {r: sum(e.count for e in es) for r, es in own.items()}
+    joined = {}
+    for r, es in own.items():
+        if r in plain:
+            continue
+        shown = {a for e in es for a in e.alternatives if a in plain and a != r}
+        if shown:
+            joined[r] = max(sorted(shown), key=lambda a: occurrences[a])
+    keys: dict = {}
+
+    def key(e, visiting=()):
+        if id(e) in keys:
+            return keys[id(e)]
+        k = ("signature", e.signature)
+        rule = rule_of(e)
+        causes = [by_sig[s] for s in e.follows_from if s in by_sig and by_sig[s] is not e]
+        if causes and id(e) not in visiting:
+            theirs = {key(c, visiting + (id(e),)) for c in causes}
+            if len(theirs) == 1:
+                k = theirs.pop()
+            elif rule:
+                k = ("rule", joined.get(rule, rule))
+        elif rule:
+            k = ("rule", joined.get(rule, rule))
+        keys[id(e)] = k
+        return k
+
+    groups: dict = {}
+    for e in new:
+        groups.setdefault(key(e), []).append(e)
+    out = []
+    for k, es in groups.items():
+        root_rule = k[1] if k[0] == "rule" else None
+        es.sort(key=lambda e: (rule_of(e) != root_rule, bool(e.follows_from), -e.count,
+                               e.first_game))
+        head = es[0]
+        head.forms = sorted(es[1:], key=lambda e: (-e.count, e.first_game))
+        out.append(head)
+    out.sort(key=lambda e: (bool(e.follows_from), min(f.first_game for f in [e] + e.forms)))
+    known = sorted((e for e in every if e.known is not None),
+                   key=lambda e: (bool(e.follows_from), e.first_game))
+    return out + known
 
 
 def confirm_advice(camp, entries: list) -> None:
@@ -1008,16 +1114,23 @@ def confirm_advice(camp, entries: list) -> None:
     evidence = Evidence()
     for setup, observations in camp.lock.observed:
         evidence.add(camp.lock.ruleset, setup, observations)
-    for e in entries:
+    every = flat(entries)
+    for e in every:
         if e.observed:
             evidence.add(camp.lock.ruleset, e.witness.setup, e.observed,
                          [(len(e.observed) - 1, e)])
-    for e in entries:
-        if not e.as_if:
+    for e in entries:  # a root cause and its forms: advice reproduces all of them
+        mine = [e] + e.forms
+        candidates = list(dict.fromkeys(
+            tuple(sorted(c.items(), key=lambda kv: kv[0])) for f in mine for c in f.as_if))
+        if not candidates:
             continue
-        others = [o for o in entries if o is not e]
-        e.advice = confirmed_advice(e.as_if[:MAX_CANDIDATES], evidence, others)
-        e.witness.diagnosis = advice_message(e.advice, e.witness.rule or None)
+        others = [o for o in every if not any(o is f for f in mine)]
+        advice = confirmed_advice([dict(c) for c in candidates[:MAX_CANDIDATES]], evidence, others)
+        for f in mine:
+            if f.as_if or f is e:
+                f.advice = advice
+                f.witness.diagnosis = advice_message(advice, f.witness.rule or None)
 
 
 def _write_elsewhere(camp, entry, out_dir: Path, exc: OSError) -> str:
@@ -1088,6 +1201,10 @@ def results_of(result: FuzzResult, preset: str, adapter_name: str, spec_dir: str
                      f"{shlex.quote(str(cases_dir))} --case {e.case['id']} --variant {preset}"
                      if e.case and cases_dir is not None else "")
         detail = f"{w.message}; seen {e.count} time(s)"
+        if e.forms:  # the other signatures of this root cause, each with its own case
+            detail += "; the same cause shows as " + ", ".join(
+                f"{f.signature} ({f.count} time(s){', follows ' + ', '.join(f.follows) if f.follows else ''})"
+                for f in e.forms)
         if w.diagnosis:
             detail += f"; {w.diagnosis}"
         # a divergence that replaying shows to follow from others is their problem's, when they
@@ -1109,7 +1226,7 @@ def results_of(result: FuzzResult, preset: str, adapter_name: str, spec_dir: str
             file=str(e.case_path or ""), step=len(w.steps) - 1 if w.steps else None,
             action=w.action, check=w.check, want=want, have=have, message=detail,
             reproduce=reproduce, steps_run=len(w.steps), players=w.players, rule=problem_rule))
-        out[-1].occurrences = e.count
+        out[-1].occurrences = e.total
         out[-1].diagnosis = {"rule": w.rule or None, "as_if": e.as_if, "advice": e.advice,
                              "message": w.diagnosis} if w.diagnosis else None
     for sig, reason, replayed in result.vanished:

@@ -92,6 +92,9 @@ class Divergence:
     # where another state field differs, the engine's `finished` then: a variant under which the
     # game is over there does not play as the engine does (roles are not compared after the end)
     finished: object = None
+    # other rules that explain it as well (the attribution's alternatives): none when its rule is
+    # the only one that does (it shows that rule plainly)
+    alternatives: tuple = ()
 
     @property
     def signature(self) -> str:
@@ -122,6 +125,15 @@ def signature(kind: str, rule: str, shape: str = "") -> str:
     if kind == "error" and not rule and shape:
         return f"error {shape}"
     return f"{kind} {rule or '-'}"
+
+
+def _others(found) -> tuple:
+    """The other rules a diagnosis says explain the difference as well (as small a change, or a
+    larger one)."""
+    if found is None or not found.rule:
+        return ()
+    return tuple(dict.fromkeys(r for r in list(found.alternatives) + list(found.larger)
+                               if r != found.rule))
 
 
 def _same(have, want: set) -> bool:
@@ -254,7 +266,8 @@ class Lockstep:
         if self.ruleset.played_forms and not self.named_suits:
             self._sendable = _own_suits(self._sendable)
         self.on_divergence = on_divergence or (lambda d: None)
-        self.wants = lambda sig, length, prior: True  # the campaign counts what it does not want
+        # the campaign counts what it does not want: (signature, length, prior, alternatives)
+        self.wants = lambda sig, length, prior, alternatives=(): True
         self.since_sync: frozenset = frozenset()  # signatures seen since the last (re)start
         # (actions the engine lists, actions it leaves out) that the reference takes as agreed:
         # a replay with earlier differences accepted (fuzz.Campaign.settle_follows)
@@ -590,7 +603,7 @@ class Lockstep:
 
     # -- judging -------------------------------------------------------------------------------
     def _report(self, kind, rule, action: Action | None, want, have, message, seg: _Segment,
-                steps: list, token: str = "", texts=(), finished=None) -> None:
+                steps: list, token: str = "", texts=(), finished=None, alternatives=()) -> None:
         """Report one occurrence. The witness is built only when the campaign wants it: a new
         signature, or a shorter witness of a known one. An engine error's `token` (what it
         answered, to which command) and its message's digest stand in its signature for the rule
@@ -601,7 +614,7 @@ class Lockstep:
         sig = signature(kind, rule, shape)
         prior = self.since_sync
         self.pending.add(sig)
-        if not self.wants(sig, len(seg.trail) + len(steps), prior):
+        if not self.wants(sig, len(seg.trail) + len(steps), prior, tuple(alternatives)):
             return
         witness = [{"do": t, "expect": "accept"} for move in seg.trail for t in atomic_texts(move)]
         for s in steps:  # a one-move opening's cards, as the atomic actions a case plays; a
@@ -611,7 +624,7 @@ class Lockstep:
         self.on_divergence(Divergence(
             kind, rule, shape, text_of(action) if action is not None else None, want, have,
             message, seg.setup.to_json(), witness, seg.setup.players, after=prior,
-            texts=tuple(texts), finished=finished))
+            texts=tuple(texts), finished=finished, alternatives=tuple(alternatives)))
 
     def _check_state(self, want: dict, have, action, seg, steps) -> bool:
         """Report the first state field that differs; False when one does."""
@@ -635,7 +648,8 @@ class Lockstep:
                 self._report(f"state.{key}", found.rule or "" if found else "", action,
                              want[key], have[key],
                              f"state.{key} {where}: want {want[key]!r}, have {have[key]!r}",
-                             seg, steps, finished=have.get("finished") if key != "finished" else None)
+                             seg, steps, finished=have.get("finished") if key != "finished" else None,
+                             alternatives=_others(found))
                 return False
         return True
 
@@ -687,15 +701,17 @@ class Lockstep:
         ref = {text_of(a) for a in g.legal_actions()}
         return have | (ref - {text_of(a) for a in self._sendable(g)})
 
-    def _differences(self, g: Game, have: set, seg: _Segment, steps: list) -> list:
-        """legal_differences, knowing what the engine allowed earlier in the segment."""
+    def _differences(self, g: Game, have: set, seg: _Segment, steps: list,
+                     findings: list | None = None) -> list:
+        """legal_differences, knowing what the engine allowed earlier in the segment (and the
+        diagnosis of each group added to `findings`)."""
         obs = [Observation(t, True) for move in seg.trail for t in atomic_texts(move)]
         obs += [Observation(t, s["expect"] == "accept") for s in steps for t in atomic_texts(s["do"])]
         try:
             history = allowed_before(self.ruleset, seg.setup, obs)
         except (DurakError, KeyError, ValueError):
             history = ()
-        return legal_differences(g, have, history)
+        return legal_differences(g, have, history, findings)
 
     def _check_legal(self, g: Game, want: set, have, seg, steps) -> set | None:
         """Report the legal-set differences, one per signature; return the engine's set."""
@@ -719,17 +735,26 @@ class Lockstep:
                                 ("legal", len(have_set - want), len(want - have_set)))
         if whole is not None and whole.check.startswith("state.") and whole.rule:
             # the engine has another seat acting: the rule deciding the role, for every action
-            groups = [(whole.rule, sorted(have_set - want), sorted(want - have_set))]
+            groups = [(whole.rule, _others(whole), sorted(have_set - want), sorted(want - have_set))]
         else:
             # the rule of each group of kinds is sampled; its actions are this occurrence's
             split = _split(want, have_set)
             key = ("groups", tuple(sorted({t.split()[1] for t in have_set ^ want
                                            if len(t.split()) > 1})))
-            rules = self._sample(key, lambda: {_group_of(more + fewer): rule for rule, more, fewer
-                                               in self._differences(g, seen, seg, steps)})
-            groups = [(rules.get(group) or (whole.rule if whole is not None else None), more, fewer)
-                      for group, (more, fewer) in split.items()]
-        for rule, more, fewer in groups:
+
+            def named():
+                findings: list = []
+                found = self._differences(g, seen, seg, steps, findings)
+                return {_group_of(more + fewer): (rule, _others(f) if rule == f.rule else ())
+                        for (rule, more, fewer), f in zip(found, findings)}
+            rules = self._sample(key, named)
+            groups = []
+            for group, (more, fewer) in split.items():
+                rule, alternatives = rules.get(group) or (None, ())
+                if not rule and whole is not None:
+                    rule, alternatives = whole.rule, _others(whole)
+                groups.append((rule, alternatives, more, fewer))
+        for rule, alternatives, more, fewer in groups:
             for kind, texts in (("legal-extra", more), ("legal-missing", fewer)):
                 if not texts:
                     continue
@@ -742,7 +767,8 @@ class Lockstep:
                 self._report(kind, named, action, sorted(want), sorted(have_set),
                              f"legal actions {where}: the engine {verb} {', '.join(texts[:3])}"
                              + (" ..." if len(texts) > 3 else "")
-                             + (f" ({named})" if named else ""), seg, steps, texts=texts)
+                             + (f" ({named})" if named else ""), seg, steps, texts=texts,
+                             alternatives=alternatives if named == rule else ())
         return have_set
 
     def _note(self, seg: _Segment, obs: Observation) -> None:
@@ -870,13 +896,16 @@ class Lockstep:
                                                 p.action.kind)),
                                             (kind, p.action.kind))
                     rule = found.rule or "" if found is not None else ""
+                    alternatives = _others(found) if rule else ()
                     rule = rule or self._fallback_rule(g, p.action)
                 else:
                     rule = p.rule or self._fallback_rule(self._game_at(checkpoints, plan, j), p.action)
+                    alternatives = ()
                     kind, want, have = "verdict-accepts", f"rejected by {rule}", "accepted"
                     message = f"{p.text}: the reference rejects it by {rule}, the engine accepts it"
                 self._report(kind, rule, p.action, want, have, message, seg,
-                             steps + [{"do": p.text, "expect": expect}], texts=[p.text])
+                             steps + [{"do": p.text, "expect": expect}], texts=[p.text],
+                             alternatives=alternatives)
                 self.agree = agree
                 return "cut", j, {p.text}
             if not accepted:

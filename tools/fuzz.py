@@ -24,7 +24,14 @@ import click
 
 from durak_spec.conformance import report as reports
 from durak_spec.conformance.coverage import summary
-from durak_spec.conformance.fuzz import FuzzResult, fuzz, load_known, results_of
+from durak_spec.conformance.fuzz import (
+    FuzzResult,
+    flat,
+    fuzz,
+    group_causes,
+    load_known,
+    results_of,
+)
 from durak_spec.conformance.problems import find_problems
 from durak_spec.conformance.runner import exit_code, house_rule_options
 from durak_spec.conformance.transport import (
@@ -120,7 +127,7 @@ def merge(results: list[FuzzResult]) -> FuzzResult:
         out.replayed += r.replayed
         out.errors += r.errors
         out.interrupted |= r.interrupted
-        for e in r.entries:
+        for e in flat(r.entries):  # each worker's root causes taken apart, grouped again below
             have = by_sig.get(e.signature)
             if have is None:
                 by_sig[e.signature] = e
@@ -128,6 +135,8 @@ def merge(results: list[FuzzResult]) -> FuzzResult:
                 have.count += e.count
                 have.after &= e.after
                 have.follows_from = [s for s in have.follows_from if s in e.follows_from]
+                have.plain |= e.plain
+                have.alternatives += [a for a in e.alternatives if a not in have.alternatives]
                 if e.witness.length < have.witness.length:
                     have.witness, have.case, have.case_path = e.witness, e.case, e.case_path
         for rule, entry in r.coverage.items():
@@ -135,9 +144,9 @@ def merge(results: list[FuzzResult]) -> FuzzResult:
             for side in ("accept", "reject"):
                 if entry[side]["exercised"] and not mine[side]["exercised"]:
                     mine[side] = entry[side]
-    out.entries = sorted(by_sig.values(), key=lambda e: (e.known is not None,
-                                                         bool(e.follows_from), e.first_game))
-    seen = {e.signature for e in out.entries}
+    out.entries = group_causes(sorted(by_sig.values(), key=lambda e: (
+        e.known is not None, bool(e.follows_from), e.first_game)))
+    seen = {e.signature for e in flat(out.entries)}
     vanished: dict = {}
     for r in results:
         for sig, reason, replayed in r.vanished:
@@ -171,13 +180,15 @@ def _print(res: FuzzResult, adapter_name: str, preset: str, players, options, ou
     for err in res.errors:
         click.echo(f"error: {err}", err=True)
     new, known = res.new, [e for e in res.entries if e.known is not None]
+    forms = sum(len(e.forms) for e in res.entries)
     click.echo(f"{len(res.entries)} distinct divergence(s): {len(new)} new, {len(known)} known; "
-               f"{sum(1 for e in res.entries if not e.follows_from)} not the consequence of another")
+               f"{sum(1 for e in res.entries if not e.follows_from)} not the consequence of another"
+               + (f"; {forms} more signature(s) shown as forms of these causes" if forms else ""))
     spec_opt = f" --spec {shlex.quote(spec_dir)}" if spec_dir else ""
     for e in res.entries:
         w = e.witness
         tag = "NEW  " if e.known is None else "known"
-        click.echo(f"{tag} {w.signature}: seen {e.count} time(s), first in game {e.first_game}"
+        click.echo(f"{tag} {w.signature}: seen {e.total} time(s), first in game {e.first_game}"
                    + (" (replayed from the database)" if e.replayed else ""))
         click.echo(f"      rule: {w.rule or '-'}; {w.message}")
         if e.follows_from:
@@ -195,6 +206,14 @@ def _print(res: FuzzResult, adapter_name: str, preset: str, players, options, ou
                 click.echo(f"      replay: durak{spec_opt} check --adapter "
                            f"{shlex.quote(adapter_name)} --cases-dir {shlex.quote(str(out_dir))} "
                            f"--case {e.case['id']} --variant {preset}")
+        for f in e.forms:  # the same root cause, seen as another kind or named otherwise
+            why = (f"follows {', '.join(f.follows)}" if f.follows_from else
+                   "same rule" if f.witness.rule == w.rule else
+                   f"{w.rule} explains it as well")
+            click.echo(f"      also as {f.signature}: seen {f.count} time(s) ({why}); "
+                       f"{f.witness.message}")
+            if f.case_path:
+                click.echo(f"        case: {f.case_path} ({len(f.witness.steps)} step(s))")
     for sig, reason, replayed in res.vanished:
         state = "VANISHED (its saved witness no longer diverges: update the ledger)" if replayed \
             else "not reached (no saved witness to replay)"

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from durak_spec.conformance.cases import HERE, load_suite
 from durak_spec.conformance.coverage import summary
 from durak_spec.conformance.examples.mutants import MUTANTS
-from durak_spec.conformance.fuzz import _agrees, _deal_of, fuzz
+from durak_spec.conformance.fuzz import _agrees, _deal_of, flat, fuzz
 from durak_spec.conformance.lockstep import Lockstep
 from durak_spec.conformance.transport import make_adapter
 from durak_spec.reference_impl.game import Game, Setup
@@ -118,15 +118,16 @@ def test_a_divergence_follows_an_earlier_one_only_when_accepting_that_one_makes_
     name = f"python:{EXAMPLES}.mutants:passed_player_adds+trump_beats_only_trump"
     result = _fuzz(spec, name, "podkidnoy", tmp_path, games=15, players=(3,), shrink=False,
                    seed_value=1)
-    by_sig = {e.signature: e for e in result.entries}
+    every = flat(result.entries)
+    by_sig = {e.signature: e for e in every}
     refused = by_sig["verdict-rejects defence.beat"]
     assert refused.follows == ["legal-missing defence.beat"], refused.after
-    independent = [e for e in result.entries if "legal-missing defence.beat" in e.after
+    independent = [e for e in every if "legal-missing defence.beat" in e.after
                    and e.witness.rule != "defence.beat"]
-    assert independent, [(e.signature, e.after) for e in result.entries]
+    assert independent, [(e.signature, e.after) for e in every]
     assert all("legal-missing defence.beat" not in e.follows for e in independent), \
         [(e.signature, e.follows) for e in independent]
-    assert all(set(e.follows) <= e.after for e in result.entries)
+    assert all(set(e.follows) <= e.after | e.witness.after for e in every)
     # the replay itself: with the covers it left out taken as agreed, the engine's list is the
     # reference's there, and the refusal at the end is agreed too
     adapter = make_adapter(name, spec=spec)
@@ -216,6 +217,49 @@ def test_divergences_renamed_by_their_diagnosis_stand_once_under_their_signature
     merged = merge_renamed([first, other, renamed])
     assert [e.signature for e in merged] == ["legal-extra throw_in.rank", "legal-extra defence.take"]
     assert merged[0].count == 49 and merged[0].witness.length == 2 and merged[0].first_game == 0
+
+
+def test_one_root_cause_is_one_signature_with_its_other_forms_under_it():
+    """A campaign's divergences are grouped by root cause, each shown once with its other
+    signatures as forms: one rule's refusals and states (a cap of five: a sixth card left out, a
+    bout ended early), a divergence replaying shows to follow from one of them (a refusal named
+    throw_in.who), and a rule never shown plainly whose witnesses another rule the run shows
+    plainly explains as well (covers of the earliest card only, where every cover of the later
+    card is by a trump: defence.target, or a trump that beats no plain card). A rule shown plainly
+    stays apart even where some witness names another as an alternative (two bugs), and so do
+    known divergences (the ledger's) and engine errors."""
+    from durak_spec.conformance.fuzz import Entry, FuzzResult, group_causes, results_of
+    from durak_spec.conformance.lockstep import Divergence
+    from durak_spec.conformance.problems import find_problems
+
+    def entry(kind, rule, count, follows=(), alternatives=(), plain=True, known=None):
+        div = Divergence(kind, rule, "cover", "1 cover 9C with QC", [], [], "a difference", {},
+                         [{"do": "1 cover 9C with QC", "expect": "accept"}], 2)
+        return Entry(div, count=count, follows_from=list(follows), known=known,
+                     alternatives=list(alternatives), plain=plain)
+
+    beat = entry("legal-missing", "defence.beat", 300)
+    refused = entry("verdict-rejects", "defence.beat", 20, ["legal-missing defence.beat"])
+    target = entry("legal-missing", "defence.target", 50, alternatives=["defence.beat"], plain=False)
+    cap, table = entry("legal-missing", "limits.cap", 40), entry("state.table", "limits.cap", 30)
+    who = entry("verdict-rejects", "throw_in.who", 3, ["legal-missing limits.cap"])
+    rank = entry("legal-extra", "throw_in.rank", 9, alternatives=["limits.cap"])  # plain too
+    error = entry("error", "", 2)
+    known = entry("state.hands", "limits.cap", 5, known="accepted")
+    grouped = group_causes([beat, cap, target, refused, table, who, rank, error, known])
+    assert [(e.signature, [f.signature for f in e.forms]) for e in grouped] == [
+        ("legal-missing defence.beat", ["legal-missing defence.target", "verdict-rejects defence.beat"]),
+        ("legal-missing limits.cap", ["state.table limits.cap", "verdict-rejects throw_in.who"]),
+        ("legal-extra throw_in.rank", []), ("error cover", []), ("state.hands limits.cap", [])]
+    assert grouped[0].total == 370
+    # grouped again (a worker's entries), the same; a report counts each cause once
+    shape = [(e.signature, len(e.forms)) for e in grouped]
+    assert [(e.signature, len(e.forms)) for e in group_causes(grouped)] == shape
+    assert [(e.signature, len(e.forms)) for e in group_causes(flat(grouped))] == shape
+    records = results_of(FuzzResult(entries=grouped[:3]), "podkidnoy", "engine")
+    assert [(p["rule"], p["count"]) for p in find_problems(records)] == \
+        [("defence.beat", 370), ("limits.cap", 73), ("throw_in.rank", 9)]
+    assert "the same cause shows as legal-missing defence.target (50 time(s))" in records[0].message
 
 
 def test_without_positions_a_case_is_the_deal_and_a_short_prefix(spec, tmp_path):
