@@ -109,6 +109,9 @@ class Entry:
     # that rule's (group_causes)
     alternatives: list = field(default_factory=list)
     plain: bool = True
+    # of follows_from, those settled by replaying under the option values that explain them
+    # (Campaign.settle_by_variant): signature -> those values
+    explained: dict = field(default_factory=dict)
     # the other signatures of the same root cause, joined to this one (group_causes): each with
     # its own witness, count and case
     forms: list = field(default_factory=list)
@@ -135,7 +138,7 @@ class Entry:
                 "from_position": _is_position(w.setup), "message": w.message,
                 "diagnosis": w.diagnosis, "as_if": self.as_if, "advice": self.advice,
                 "known": self.known,
-                "follows": self.follows,
+                "follows": self.follows, "explained": self.explained,
                 "case": self.case["id"] if self.case else None,
                 "case_path": str(self.case_path) if self.case_path else None,
                 "forms": [{"signature": f.signature, "occurrences": f.count, "steps": len(f.witness.steps),
@@ -426,15 +429,64 @@ class Campaign:
             found = candidates
         entry.follows_from = sorted(found)
 
+    def settle_by_variant(self, entry: Entry, w: Divergence, entries: list) -> None:
+        """Which earlier divergence this one follows from, where taking the earlier one's
+        differences as agreed cannot say it: a state the engine reaches (a bout it keeps open, a
+        table it ends early) follows from no action of the step, but from what the engine allowed
+        or refused before. Its witness `w` (the campaign's shortest, before shrinking) is played
+        again with the reference under the option values that explain an earlier signature seen
+        in it (that entry's confirmed advice, else its diagnosis's first variant; the engine is
+        still sent the campaign's variant); the earlier one is kept when this divergence then no
+        longer shows at its step, neither does the earlier one, and no other appears before it.
+        A divergence not seen in the witness is tried too when its advice is confirmed by the
+        run: the house rule the engine plays also shows as a state with no difference before it
+        (an engine that bounds no attack by the defender's hand keeps a taken bout open). At most
+        CAUSES + 1 replays of one witness, with fixed steps: deterministic."""
+        if entry.follows_from or entry.known is not None:
+            return
+        by_sig = {e.signature: e for e in entries if e is not entry and e.known is None}
+        prior = list(dict.fromkeys(list(entry.after) + list(w.after)))
+        candidates = [by_sig[sig] for sig in prior if sig in by_sig and
+                      (by_sig[sig].advice or by_sig[sig].as_if)]
+        candidates += [e for e in by_sig.values() if e.advice and e.signature not in prior and
+                       e.witness.rule != w.rule]
+        candidates = candidates[:CAUSES]
+        if not candidates:
+            return
+        self._scratch_coverage = ClauseCoverage(self.lock.ruleset)
+        seen = self._occurrences(w.setup, w.steps)
+        if not any(d.kind == w.kind and d.length == w.length for d in seen):
+            return  # not shown again: nothing to settle
+        before = {d.signature for d in seen}
+        found = []
+        for cause in candidates:
+            change = cause.advice or cause.as_if[0]
+            try:
+                variant = self.spec.ruleset(self.preset, {**self.options, **change})
+            except DurakError:
+                continue
+            again = self._occurrences(w.setup, w.steps, ruleset=variant)
+            shown = {d.signature for d in again if d.length <= w.length}
+            if any(d.kind == w.kind and d.length == w.length for d in again) or \
+                    cause.signature in shown or shown - before:
+                continue
+            found.append(cause.signature)
+            entry.explained[cause.signature] = change
+        entry.follows_from = sorted(found)
+
     # -- shrinking ---------------------------------------------------------------------------
     def _occurrences(self, setup_json: dict, steps: list | None, rng=None,
-                     limit: int | None = None) -> list[Divergence]:
+                     limit: int | None = None, ruleset=None) -> list[Divergence]:
         """The divergences the engine shows when the witness (setup, steps) is played again, or
-        in a random game of at most `limit` steps from the setup (`steps` None)."""
+        in a random game of at most `limit` steps from the setup (`steps` None); with the
+        reference under `ruleset` instead of the campaign's (the engine is sent the campaign's
+        variant all the same)."""
         found: list[Divergence] = []
         lock = self.lock
         saved = (lock.on_divergence, lock.coverage, lock.wants, lock._sampled, lock.avoid_probe,
-                 lock.avoid_after, lock.run, lock.since_sync, lock.pending)
+                 lock.avoid_after, lock.run, lock.since_sync, lock.pending, lock.ruleset)
+        if ruleset is not None:
+            lock.ruleset = ruleset
         lock.on_divergence, lock.coverage = found.append, self._scratch_coverage
         lock._sampled, lock.avoid_probe, lock.avoid_after = {}, set(), set()
         self.lock.wants = lambda sig, length, prior, alternatives=(): True
@@ -450,7 +502,7 @@ class Campaign:
             return []
         finally:
             (lock.on_divergence, lock.coverage, lock.wants, lock._sampled, lock.avoid_probe,
-             lock.avoid_after, lock.run, lock.since_sync, lock.pending) = saved
+             lock.avoid_after, lock.run, lock.since_sync, lock.pending, lock.ruleset) = saved
             self.lock.steps = steps_before
         return found
 
@@ -979,14 +1031,20 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
             camp.settle_follows(entry)
     entries = sorted(camp.entries.values(),
                      key=lambda e: (e.known is not None, bool(e.follows_from), e.first_game))
+    found = {}
     for entry in entries:
         entry.found_length = entry.witness.length
+        found[id(entry)] = entry.witness
         if shrink:
             camp.shrink(entry)
         if diagnosis > 0:
             camp.diagnose(entry, diagnosis)
+    confirm_advice(camp, entries)
+    if not result.interrupted:  # a state the engine reaches through an earlier difference too
+        for entry in entries:
+            camp.settle_by_variant(entry, found[id(entry)], entries)
     entries = group_causes(merge_renamed(entries))
-    confirm_advice(camp, entries)  # each root cause with all its forms
+    confirm_advice(camp, entries)  # again, each root cause with all its forms
     for entry in flat(entries):
         try:
             camp.write_case(entry, out_dir)
@@ -1020,6 +1078,7 @@ def merge_renamed(entries: list) -> list:
         have.first_game = min(have.first_game, e.first_game)
         have.after &= e.after
         have.follows_from = [s for s in have.follows_from if s in e.follows_from]
+        have.explained = {s: c for s, c in have.explained.items() if s in have.follows_from}
         have.replayed |= e.replayed
         have.plain |= e.plain
         have.alternatives += [a for a in e.alternatives if a not in have.alternatives]
@@ -1216,7 +1275,8 @@ def results_of(result: FuzzResult, preset: str, adapter_name: str, spec_dir: str
         problem_rule = causes.pop() if len(causes) == 1 else w.rule or None
         if e.follows:
             detail += (f"; probably a consequence of {', '.join(e.follows)} (replayed with that "
-                       "difference taken as agreed, it does not show)")
+                       "difference taken as agreed, or under the option values that explain "
+                       "it, it does not show)")
         if e.known is not None:
             detail = f"known divergence: {e.known}; {detail}"
         out.append(Result(

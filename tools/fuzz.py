@@ -43,6 +43,7 @@ from durak_spec.conformance.transport import (
     raise_interrupted,
 )
 from durak_spec.reference_impl.errors import DurakError
+from durak_spec.reference_impl.model import value_text
 from durak_spec.reference_impl.spec import load_spec
 from durak_spec.tools.common import (
     EXIT_INTERRUPTED,
@@ -192,8 +193,7 @@ def _print(res: FuzzResult, adapter_name: str, preset: str, players, options, ou
                    + (" (replayed from the database)" if e.replayed else ""))
         click.echo(f"      rule: {w.rule or '-'}; {w.message}")
         if e.follows_from:
-            click.echo(f"      follows {', '.join(e.follows)}: replayed with that difference taken "
-                       "as agreed, it no longer shows (probably its consequence)")
+            click.echo(f"      {_follows(e)}")
         if w.diagnosis:
             click.echo(f"      diagnosis: {w.diagnosis}")
         if e.known is not None:
@@ -207,7 +207,7 @@ def _print(res: FuzzResult, adapter_name: str, preset: str, players, options, ou
                            f"{shlex.quote(adapter_name)} --cases-dir {shlex.quote(str(out_dir))} "
                            f"--case {e.case['id']} --variant {preset}")
         for f in e.forms:  # the same root cause, seen as another kind or named otherwise
-            why = (f"follows {', '.join(f.follows)}" if f.follows_from else
+            why = (_follows(f) if f.follows_from else
                    "same rule" if f.witness.rule == w.rule else
                    f"{w.rule} explains it as well")
             click.echo(f"      also as {f.signature}: seen {f.count} time(s) ({why}); "
@@ -239,6 +239,18 @@ def _print(res: FuzzResult, adapter_name: str, preset: str, players, options, ou
                     cells.append(f"{side} {'game ' + str(game) if game is not None else 'NOT REACHED'}"
                                  f"{' (edge)' if e['target'] == 'edge' else ''}")
             click.echo(f"  {rule:28s} {cells[0]:28s} {cells[1]}")
+
+
+def _follows(e) -> str:
+    """Why a divergence is probably the consequence of earlier ones (Entry.follows_from)."""
+    agreed = [s for s in e.follows if s not in e.explained]
+    parts = [f"follows {', '.join(agreed)}: replayed with that difference taken as agreed, it "
+             "no longer shows (probably its consequence)"] if agreed else []
+    for sig, change in e.explained.items():
+        values = " and ".join(f"{k} = {value_text(v)}" for k, v in change.items())
+        parts.append(f"follows {sig}: replayed with the reference under {values}, which explains "
+                     "that one, neither shows (probably its consequence)")
+    return "; ".join(parts)
 
 
 def print_problems(problems: list) -> None:

@@ -262,6 +262,23 @@ def test_one_root_cause_is_one_signature_with_its_other_forms_under_it():
     assert "the same cause shows as legal-missing defence.target (50 time(s))" in records[0].message
 
 
+def test_a_state_follows_the_house_rule_that_explains_an_earlier_divergence(spec, tmp_path):
+    """A state the engine reaches follows from no action of its step: an engine that bounds no
+    attack by the defender's hand at the start of the bout (no_hand_bound) keeps open a taken
+    bout the reference ends (state.table, named bout.taken). Replayed with the reference under
+    the house rule the run confirms for its permissions (defender_hand_bound = defender_has_card),
+    the state is the engine's: the same cause, one signature with the advice of both."""
+    name = f"python:{EXAMPLES}.mutants:no_hand_bound"
+    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=30, players=(4,), seed_value=1,
+                   diagnosis=5.0)
+    [root] = result.entries
+    assert root.signature == "legal-extra limits.hand_at_start", [e.signature for e in flat(result.entries)]
+    [state] = root.forms
+    assert state.witness.kind == "state.table" and state.follows == [root.signature]
+    assert state.explained == {root.signature: {"defender_hand_bound": "defender_has_card"}}
+    assert root.advice == {"defender_hand_bound": "defender_has_card"}
+
+
 def test_without_positions_a_case_is_the_deal_and_a_short_prefix(spec, tmp_path):
     """An engine that can only start deals is brought back by replaying; its cases start from the
     deal, shrunk to the shortest prefix that still shows the divergence."""
