@@ -1102,8 +1102,9 @@ def group_causes(entries: list) -> list:
     plainly, when their diagnosis names as an alternative a rule the run shows plainly (a witness
     with no alternative): an engine whose trump beats no plain card lists only the covers of the
     earliest card where those of the later one are all by a trump, which a defender held to the
-    earliest card does as well, and its other witnesses say which it is. Known divergences (the
-    ledger's) stay apart: they never hide a new one. Entries whose forms were joined before (a
+    earliest card does as well, and its other witnesses say which it is (where that rule's own
+    divergences are seen at least as often: a few plain ones do not outweigh many). Known
+    divergences (the ledger's) stay apart: they never hide a new one. Entries whose forms were joined before (a
     worker's) are taken apart and grouped again."""
     every = list({id(e): e for e in flat(entries)}.values())
     for e in every:
@@ -1124,7 +1125,9 @@ def group_causes(entries: list) -> list:
     for r, es in own.items():
         if r in plain:
             continue
-        shown = {a for e in es for a in e.alternatives if a in plain and a != r}
+        # the run weighs as much as what it overrules, as problems._join_shown weighs it
+        shown = {a for e in es for a in e.alternatives
+                 if a in plain and a != r and occurrences[a] >= occurrences[r]}
         if shown:
             joined[r] = max(sorted(shown), key=lambda a: occurrences[a])
     keys: dict = {}

@@ -256,6 +256,10 @@ def test_one_root_cause_is_one_signature_with_its_other_forms_under_it():
     shape = [(e.signature, len(e.forms)) for e in grouped]
     assert [(e.signature, len(e.forms)) for e in group_causes(grouped)] == shape
     assert [(e.signature, len(e.forms)) for e in group_causes(flat(grouped))] == shape
+    # a rule shown plainly less often than the rule it would overrule does not take it
+    rare = entry("legal-missing", "defence.beat", 30)
+    assert [e.signature for e in group_causes([rare, target])] == \
+        ["legal-missing defence.beat", "legal-missing defence.target"]
     records = results_of(FuzzResult(entries=grouped[:3]), "podkidnoy", "engine")
     assert [(p["rule"], p["count"]) for p in find_problems(records)] == \
         [("defence.beat", 370), ("limits.cap", 73), ("throw_in.rank", 9)]
