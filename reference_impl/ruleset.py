@@ -7,7 +7,8 @@ target), each flow event of spec/flow.yaml as one function calling its primitive
 lists the legal actions after running the bout ends that are due, and `step`
 (`Ruleset.step_source`), which Game.apply_action calls once per action: the action's event, the
 count of steps, then settle, with every primitive and the decisions they ask for written out as
-their clauses (inline.py). `step` is written and compiled only once the ruleset has played
+their clauses (inline.py), each bout end's in a function of its own (`end_bout_taken`), which
+settle calls when it is due. `step` is written and compiled only once the ruleset has played
 WARM_STEPS actions; until then the same three calls are made one by one (`Ruleset.play_step`).
 The generated source comes from checked clause trees and primitives.py only; Python adds loops,
 never a rule.
@@ -531,7 +532,9 @@ class Ruleset:
           other actions are listed only once no bout ends.
 
         and beside it `step(game, s, action)` (`step_source`, compiled on first use): the
-        action's event, `s.steps += 1` and settle's body, every primitive written out.
+        action's event, `s.steps += 1` and settle's body, every primitive written out, and one
+        function per bout end (`end_<event>(g, s)`) that it calls: a function clears all its
+        locals at each call, and the bout ends' are many and seldom needed.
         """
         kinds = [k for k in vocab.ACTION_KINDS if k not in ("throw", "pass")]
         others = [self._block(kind, "out") for kind in kinds]
