@@ -4,6 +4,9 @@ choice depends on the rules.
 
 A card played as a suit its player names (the Weli, cards.Deck.as_suit) lies on the table as
 played, and leaves the hand and comes back to a hand or the discard as the card it is (`real`).
+
+The action `a` is read by index (a[1] its seat, a[2] its card, a[3] its target or second card):
+an Action is a subclass of tuple, which CPython unpacks and reads by field name the slow way.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 def add_attack_card(g, s, a):
     """Move the action's card from the actor's hand to the table as an attack card."""
-    _, seat, card, _ = a
+    seat, card = a[1], a[2]
     if not s.table:
         s.opener = seat
         s.defender_hand_at_start = len(s.hands[s.defender])
@@ -30,7 +33,7 @@ def add_attack_card(g, s, a):
 
 def cover_card(g, s, a):
     """Lay the action's card on its target attack card."""
-    _, seat, card, target = a
+    seat, card, target = a[1], a[2], a[3]
     for pair in s.table:
         if pair[0] is target and pair[1] is None:  # with two packs, the copy still unbeaten
             pair[1] = card
@@ -63,7 +66,7 @@ def clear_passes(g, s, a):
 
 
 def mark_passed(g, s, a):
-    s.passed[a.seat] = True
+    s.passed[a[1]] = True
 
 
 def mark_all_passed(g, s, a):
@@ -87,13 +90,13 @@ def move_defence_on(g, s, a):
 
 def remember_shown(g, s, a):
     """Keep the action's card as shown in this bout (it stays in the actor's hand)."""
-    s.shown.add(a.card)
+    s.shown.add(a[2])
 
 
 def swap_with_turn_up(g, s, a):
     """Exchange the action's card with the turned-up trump card lying in the talon: the card
     takes the turn-up's place and becomes the turn-up, and the turn-up goes to the actor's hand."""
-    _, seat, card, _ = a
+    seat, card = a[1], a[2]
     talon, old = s.talon, s.trump_card
     at = s.turn_up_index()
     hand = s.hands[seat]
@@ -106,7 +109,7 @@ def swap_with_turn_up(g, s, a):
 def exchange_with_talon(g, s, a):
     """The actor gives the action's two cards (`card` and, in the target slot, the second) for the
     top two cards of the talon, which take their places; count the exchange."""
-    _, seat, card, second = a
+    seat, card, second = a[1], a[2], a[3]
     hand, talon = s.hands[seat], s.talon
     _remove(hand, card)
     _remove(hand, second)
