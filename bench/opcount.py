@@ -28,8 +28,13 @@ the other can run fewer Python instructions and more time. --machine counts the 
 instructions per game instead, with valgrind (callgrind): a process that plays --games games less
 one that plays none, each with the code cache warm and PYTHONHASHSEED 0, which repeats to 0.1 %
 whatever the load (and takes a minute or two: valgrind runs Python about 50 times slower).
+With --durakgame it counts durakgame 1.0.4's random 2-player games too (bench/durakgame_driver.py,
+the peer of bench/playouts.py, games from random.Random(1)) and prints the ratio of the two, a
+figure for issue 26's target of 3x that the machine's load does not move (it weighs instructions,
+not time: a cache miss or a slow division counts as one).
 Run: python bench/opcount.py [--preset podkidnoy] [--players 2] [--games 50] [--baseline 3ca4f9e]
      python bench/opcount.py --lines 30;  python bench/opcount.py --machine --games 200
+     python bench/opcount.py --machine --durakgame --games 200
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ import argparse
 import json
 import linecache
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -180,15 +186,17 @@ def _show_lines(top: list) -> None:
         print(f"{n:9,.0f}  {where[:28]:28} {function[:14]:14} {line:5}  {text[:100]}")
 
 
-def _played(path: Path | None, cache: Path, preset: str, players: int, games: int) -> int:
+def _played(path: Path | None, cache: Path, preset: str, players: int, games: int,
+            peer: bool = False) -> int:
     """The machine instructions valgrind counts in a process (this script, --play) that loads
-    the preset and plays `games` games, importing durak_spec from `path` (None: this checkout)."""
+    the preset and plays `games` games, importing durak_spec from `path` (None: this checkout);
+    with `peer`, durakgame's games instead."""
     env = {**os.environ, "PYTHONHASHSEED": "0", "DURAK_CACHE_DIR": str(cache)}
     if path is not None:
         env["PYTHONPATH"] = str(path)
     run = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
                           sys.executable, __file__, "--play", "--preset", preset, "--players",
-                          str(players), "--games", str(games)],
+                          str(players), "--games", str(games)] + (["--durakgame"] if peer else []),
                          capture_output=True, text=True, env=env, cwd=cache)
     found = re.search(r"Collected\s*:\s*(\d+)", run.stderr)
     if run.returncode or not found:
@@ -196,13 +204,24 @@ def _played(path: Path | None, cache: Path, preset: str, players: int, games: in
     return int(found.group(1))
 
 
-def machine(path: Path | None, preset: str, players: int, games: int) -> float:
+def machine(path: Path | None, preset: str, players: int, games: int, peer: bool = False) -> float:
     """Machine instructions per game: a run of `games` games less a run of none, each after a
-    run that fills the code cache."""
+    run that fills the code cache (with `peer`, durakgame's games)."""
     with tempfile.TemporaryDirectory() as cache:
-        _played(path, Path(cache), preset, players, 0)
-        none = _played(path, Path(cache), preset, players, 0)
-        return (_played(path, Path(cache), preset, players, games) - none) / games
+        _played(path, Path(cache), preset, players, 0, peer)
+        none = _played(path, Path(cache), preset, players, 0, peer)
+        return (_played(path, Path(cache), preset, players, games, peer) - none) / games
+
+
+def play_durakgame(games: int) -> None:
+    """What --machine --durakgame counts of the peer: warm up, then play `games` games."""
+    import durakgame_driver
+
+    for seed in range(10**6, 10**6 + WARM_GAMES):
+        durakgame_driver.play_random_game(random.Random(seed))
+    rng = random.Random(1)
+    for _ in range(games):
+        durakgame_driver.play_random_game(rng)
 
 
 def play(preset: str, players: int, games: int) -> None:
@@ -237,12 +256,19 @@ def main(argv=None) -> int:
                         help="print the N lines that run the most instructions")
     parser.add_argument("--machine", action="store_true",
                         help="count machine instructions with valgrind instead")
+    parser.add_argument("--durakgame", action="store_true",
+                        help="with --machine, count durakgame 1.0.4's 2-player games too")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--play", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.play:  # under valgrind, for --machine: --games 0 is the run to subtract
-        play(args.preset, args.players, args.games)
+        if args.durakgame:
+            play_durakgame(args.games)
+        else:
+            play(args.preset, args.players, args.games)
         return 0
+    if args.durakgame and (not args.machine or args.players != 2 or args.preset != "podkidnoy"):
+        parser.error("--durakgame counts with --machine, at 2-player podkidnoy (durakgame's game)")
     if args.games < 1:
         parser.error("--games must be at least 1")
     if args.lines < 0:
@@ -302,6 +328,11 @@ def _main_machine(args) -> int:
     if args.baseline:
         print(f"machine instructions per game, {args.baseline} / this checkout: "
               f"{figures[args.baseline] / figures['this checkout']:.2f}x")
+    if args.durakgame:
+        peer = machine(None, args.preset, args.players, args.games, peer=True)
+        print(f"{'durakgame 1.0.4':42}{peer:16,.0f}")
+        print(f"machine instructions per game, durakgame / this checkout: "
+              f"{peer / figures['this checkout']:.2f}x (target, issue 26: >= 3x in games/s)")
     return 0
 
 
