@@ -817,7 +817,7 @@ class Ruleset:
                       "                            keys = {}",
                       "                            for b in throws:",
                       f"                                if b[0] in _K{i} and b[1] not in keys:",
-                      f"                                    seat = b[1]",
+                      "                                    seat = b[1]",
                       f"                                    keys[seat] = {key}",
                       "                            low = min(keys.values())",
                       "                            kept = []",
