@@ -86,6 +86,7 @@ class Diagnosis:
     alternatives: list = field(default_factory=list)  # other rules that explain it as well
     larger: list = field(default_factory=list)  # ... as well by a larger change
     involved: list = field(default_factory=list, repr=False)  # rules consulted at the step
+    older: bool = field(default=False, repr=False)  # the difference is older than the step
 
     def message(self) -> str:
         if self.as_if:
@@ -100,6 +101,7 @@ class Diagnosis:
     def to_json(self) -> dict:
         out = asdict(self)
         out.pop("involved")
+        out.pop("older")
         out["message"] = self.message()
         return out
 
@@ -1133,6 +1135,8 @@ def _bout_end_finding(point: _Point, ref_game: Game, obs: Observation, engine_mo
     else:
         return None
     s = pre.state
+    if obs.state and _hands_differ(s.hands, obs.state):  # at the reference's bout end already:
+        return _field_finding(point, ["hands"], obs.state, engine_moved=False)  # what it adds follows
     taken = s.taking
     end = rs.decisions["bout_taken" if taken else "bout_beaten_off"].rule.id
     if obs.legal is not None:
@@ -1271,8 +1275,11 @@ def _draw_rule(point: _Point, eng: dict, turn_up_rule: str) -> str | None:
 def _older_draw_rule(point: _Point, eng: dict, talon: frozenset | None = None) -> str:
     """draw.who or draw.order for hands that differ since an earlier draw: the cards that differ
     came from the talon that draw dealt from (`talon`; the last draw's where not given: an
-    engine drawing more cards takes some the reference left there); as many of them per seat but other cards is the order's doing, unless
-    the engine holds the turn-up, still in the reference's talon (where the turn-up lies)."""
+    engine drawing more cards takes some the reference left there); as many of them per seat
+    but other cards is the order's doing, unless the engine holds the turn-up, still in the
+    reference's talon (where the turn-up lies). Copies are counted (two packs), and an engine
+    that still shows the reference's last bout on its table is compared with the reference
+    before that bout ended (_lagging): the reference's draw after it is none of the engine's."""
     drawn = point.provenance.get("_drawn_from", frozenset()) if talon is None else talon
     hands = eng.get("hands")
     ref = point.before.state.hands
@@ -1284,14 +1291,42 @@ def _older_draw_rule(point: _Point, eng: dict, talon: frozenset | None = None) -
     step_card = {point.action.card.real.text} if point.action and point.action.card else set()
     # a bout ending at this step draws again: those cards are this step's, not the older draw's
     now = _drawn_now(point, eng, len(point.before.state.talon) - len(point.after.state.talon))
+    lagging = _lagging(point, eng)
+    if lagging is not None:  # the engine has not ended (nor drawn after) the reference's last bout
+        ref, now = lagging.state.hands, set()
     for seat, hand in enumerate(hands):
         if not isinstance(hand, list):
             return "draw.order"
-        mine, theirs = {c.text for c in ref[seat]}, set(hand) - now
-        if (mine ^ theirs) - drawn - step_card:  # the step's own card may have left the hand
+        # copies counted: with two packs a hand may hold both copies of a card, or one of each
+        mine, theirs = Counter(c.text for c in ref[seat]), Counter(map(str, hand)) - Counter(now)
+        more, fewer = theirs - mine, mine - theirs
+        if set(more + fewer) - drawn - step_card:  # the step's own card may have left the hand
             return "draw.order"
-        counts.append((len(mine & drawn), len(theirs & drawn)))
+        counts.append([sum(n for c, n in diff.items() if c in drawn) for diff in (more, fewer)])
     return "draw.order" if all(x == y for x, y in counts) else "draw.who"
+
+
+def _lagging(point: _Point, eng: dict) -> Game | None:
+    """The reference right after the step that ended its last bout, before that bout's end (the
+    pickup or discard, the draw), where the engine still shows that bout on its table and the
+    reference shows none: the engine's hands are to be compared with those."""
+    table = eng.get("table")
+    if not isinstance(table, list) or not table or point.before.state.table or \
+            "_pre_end" not in point.provenance:
+        return None
+    try:
+        return _pre_settle(*point.provenance["_pre_end"])
+    except (DurakError, KeyError, IndexError, TypeError):
+        return None
+
+
+def _hands_differ(ref_hands, eng: dict) -> bool:
+    """Whether the engine's hands hold other cards than `ref_hands` (copies counted)."""
+    hands = eng.get("hands")
+    if not isinstance(hands, list) or len(hands) != len(ref_hands) or \
+            not all(isinstance(h, list) for h in hands):
+        return False
+    return any(Counter(map(str, h)) != Counter(c.text for c in r) for h, r in zip(hands, ref_hands))
 
 
 def _turn_up_held(point: _Point, eng: dict) -> bool:
@@ -1348,7 +1383,8 @@ def _field_finding(point: _Point, fields: list[str], eng: dict, engine_moved: bo
             if rule == turn_up and _order_explains(point, eng["hands"]):
                 alternatives.append(point.before.ruleset.decisions["draw_key"].rule.id)
         candidates.append((stage[0], fields.index(f), f, rule))
-    candidates.sort()
+    # a field no rule is known to decide (the trump a draw reveals) follows those with one
+    candidates.sort(key=lambda c: (c[3] is None, c[:3]))
     _, _, f, rule = candidates[0]
     also = [r for _, _, _, r in candidates[1:] if r and r != rule]
     # The rules that last decided the roles the deciding rule reads are involved too: a draw that
@@ -1359,7 +1395,8 @@ def _field_finding(point: _Point, fields: list[str], eng: dict, engine_moved: bo
             also.append(point.provenance[role])
     decisions = [cr.rule.id for cr in point.before.ruleset.decisions.values()]
     return Diagnosis(rule, f"state.{f}", f"state.{f} differs", also=list(dict.fromkeys(also)),
-                     involved=decisions, alternatives=[r for r in alternatives if r != rule])
+                     involved=decisions, alternatives=[r for r in alternatives if r != rule],
+                     older=candidates[0][0] == STAGE["older"])
 
 
 def _role_fields(game: Game, legal: set[str]) -> dict:
@@ -1437,7 +1474,7 @@ def _drawn_now(point: _Point, eng: dict, unknown: int) -> set[str]:
     return {c.text for c in b.talon[:top]}
 
 
-def _older_cards(point: _Point, eng: dict) -> list[str]:
+def _older_cards(point: _Point, eng: dict, took: bool = True) -> list[str]:
     """Cards the engine holds that no step up to this one brought where it shows them: in a
     player's hand where the reference has them neither before nor after the step, nor on the
     table before or after it, nor at the top of the talon when the bout ends at the step on
@@ -1445,9 +1482,10 @@ def _older_cards(point: _Point, eng: dict) -> list[str]:
     shown twice (in a hand and on the table, or in two hands) where the deck has one copy, but
     the step's own card and, where the engine ends the bout at the step, the table's cards (a
     pickup that leaves a thrown card with its thrower too is this step's). An older difference than
-    whatever this step decides."""
+    whatever this step decides. Where the engine refused the step (not `took`), the reference's
+    state after it is nowhere the engine is, and the step's card moved nowhere."""
     hands = eng.get("hands")
-    b, a = point.before.state, point.after.state
+    b, a = point.before.state, (point.after if took else point.before).state
     if point.action is None or not isinstance(hands, list) or len(hands) != b.n or \
             not all(isinstance(h, list) for h in hands):
         return []
@@ -1472,7 +1510,7 @@ def _older_cards(point: _Point, eng: dict) -> list[str]:
         # (its pickup may leave a copy with the thrower), moved now; a card the engine still
         # shows on the table and in a hand was in that hand before the step, and so was one that
         # an action's own effect put on the table (a transfer's card, kept by the transferer)
-        moved = {point.action.card.real.text} if point.action.card is not None else set()
+        moved = {point.action.card.real.text} if took and point.action.card is not None else set()
         last = point.provenance.get("_cards", {})
         moved |= {c for c in table if last.get(c) not in ACTION_EFFECTS} \
             if b.table and eng.get("table") == [] else set()
@@ -1485,7 +1523,7 @@ def _position_finding(point: _Point, ref_game: Game, obs: Observation, engine_mo
     set implies), or None. Cards the engine holds since an earlier step come first: the rule of
     the step that last moved them (the reference's), else, or where the engine holds the
     turn-up, the rule that last decided the hands."""
-    older = _older_cards(point, obs.state) if obs.state else []
+    older = _older_cards(point, obs.state, took=engine_moved) if obs.state else []
     if older:
         moved = point.provenance.get("_cards", {})
         rule = next((moved[c] for c in older if moved.get(c)), None)
@@ -1498,7 +1536,7 @@ def _position_finding(point: _Point, ref_game: Game, obs: Observation, engine_mo
             talon = point.provenance["_draw_talon"][next(c for c in older if moved.get(c))]
             rule = _older_draw_rule(point, obs.state, talon)
         return Diagnosis(rule, "state.hands", f"the engine holds {', '.join(older[:3])} since an "
-                         "earlier step", involved=[rule])
+                         "earlier step", involved=[rule], older=True)
     found = _bout_end_finding(point, ref_game, obs, engine_moved)
     if found is not None:
         return found
@@ -1547,12 +1585,47 @@ def _attribute_anew(ruleset: Ruleset, setup: Setup, observations: list[Observati
     point = _replay(ruleset, setup, observations, False)
     found = _attribute(point, observations[-1])
     found.step = len(observations) - 1
+    _draw_told(ruleset, setup, observations, found)
     if found.rule is None and found.check:
         try:
             found.rule = _last_resort(point, observations[-1], found)
         except (DurakError, ValueError, IndexError):
             pass
     return found
+
+
+def _draw_told(rs: Ruleset, setup: Setup, observations: list[Observation], found: Diagnosis) -> None:
+    """Where an earlier draw decides a difference, which of its two rules does (who draws how
+    many, or in what order) is told by the values of the options each reads: a value under which
+    the reference does everything the engine did, of one rule's options only, names that rule
+    (the hands of later steps mix the cards of several draws, and what the engine dealt then is
+    not seen; a draw at the step itself is judged by what it dealt, _draw_rule, where a hand
+    size that happens to deal the talon's last cards alike is no evidence). A variant that would
+    have dealt another hand than the setup's counts here (the setup gave the hands, so the
+    engine dealt none), though it is never advice (search_options): an engine that fills hands
+    to seven after dealing six draws as that variant does."""
+    rules = [rs.decisions[d].rule.id for d in ("drawer", "draw_key")]
+    if found.rule not in rules or not found.older or not found.check or found.step is None:
+        return
+    spec, told = rs.spec, []
+    for rid in rules:
+        for name in rule_options(spec, spec.rules_by_id[rid]):
+            for value in spec.options[name].values:
+                if rid in told or value == rs.options[name] and type(value) is type(rs.options[name]):
+                    continue
+                try:
+                    variant = variant_ruleset(spec, rs.preset, {**rs.options, name: value})
+                except DurakError:
+                    continue
+                if variant.behaviour_key() == rs.behaviour_key():
+                    continue
+                outcome = _try(variant, setup, observations, found.check)
+                if outcome is not None and outcome[1]:
+                    told.append(rid)
+    if len(told) == 1 and told[0] != found.rule:
+        found.also = list(dict.fromkeys([found.rule, *(r for r in found.also if r != told[0])]))
+        found.rule = told[0]
+        found.involved = list(dict.fromkeys([told[0], *found.involved]))
 
 
 def _last_resort(point: _Point, obs: Observation, found: Diagnosis) -> str | None:
