@@ -68,6 +68,26 @@ class Evidence:
         self._verdicts[key] = ok
         return ok
 
+    def explains(self, change: dict, records, others=()) -> bool:
+        """The reference under each game's variant changed by `change` reproduces every game in
+        which one of `records` shows, their differences included (those of `others` left out,
+        as confirms does)."""
+        mine = {id(r) for r in records}
+        skip = {id(r) for r in others} - mine
+        games = [g for g in self.games if any(id(r) in mine for _, r in g[3])]
+        from durak_spec.reference_impl.diagnose import leave_out, reproduces, variant_ruleset
+
+        for ruleset, setup, observations, marks in games:
+            observations = _narrowed(leave_out(observations, [i for i, r in marks if id(r) in skip]),
+                                     [(i, r) for i, r in marks if id(r) not in skip])
+            try:
+                rs = variant_ruleset(ruleset.spec, ruleset.preset, {**ruleset.options, **change})
+            except DurakError:
+                return False
+            if not reproduces(rs, setup, observations):
+                return False
+        return bool(games)
+
 
 def _narrowed(observations: list, marks: list) -> list:
     """The observations with each one at a difference of this problem (`marks`) narrowed to what
@@ -218,10 +238,8 @@ def find_problems(results, evidence: Evidence | None = None) -> list[dict]:
     _join_shown(records)
     for r in records:
         groups.setdefault(_group_key(r), []).append(r)
-    out = []
+    advices: dict = {}
     for (rule, family), runs in groups.items():
-        runs.sort(key=_length)
-        kinds = list(dict.fromkeys(kind_of(r) for r in runs))
         others = [_identity(r) for key, rs in groups.items() if key != (rule, family) for r in rs]
         if family == "error":
             advice = None
@@ -230,6 +248,14 @@ def find_problems(results, evidence: Evidence | None = None) -> list[dict]:
         else:  # records confirmed on their own (durak fuzz's): advice they all agree on
             given = [(getattr(r, "diagnosis", None) or {}).get("advice") for r in runs]
             advice = given[0] if given[0] and all(a == given[0] for a in given) else None
+        advices[(rule, family)] = advice
+    if evidence is not None:
+        _join_explained(groups, advices, evidence)
+    out = []
+    for (rule, family), runs in groups.items():
+        runs.sort(key=_length)
+        kinds = list(dict.fromkeys(kind_of(r) for r in runs))
+        advice = advices[(rule, family)]
         if evidence is not None and family != "error":
             for r in runs:
                 _settle(r, advice, rule)
@@ -291,6 +317,35 @@ def _join_shown(records) -> None:
                 for name in ("alternatives", "larger"):
                     r.diagnosis[name] = [a for a in r.diagnosis.get(name) or [] if a != chosen]
                 r.diagnosis["also"] = list(dict.fromkeys([given] + (r.diagnosis.get("also") or [])))
+
+
+def _join_explained(groups: dict, advices: dict, evidence: Evidence) -> None:
+    """A problem no option explains whose every game the confirmed advice of another problem
+    reproduces, its differences included, is that problem: the house rule the engine plays
+    explains it too, and the rule it was named by (a one-place change of another rule that
+    happens to do the same at that step) is no bug of the engine. It joins the problem of the
+    same family first, else the one with the most failing runs."""
+    advised = sorted((key for key, a in advices.items() if a), key=lambda k: -len(groups[k]))
+    for key in [k for k, a in advices.items() if not a and k[1] != "error"]:
+        for target in sorted(advised, key=lambda k: k[1] != key[1]):
+            others = [_identity(r) for k, rs in groups.items() if k not in (key, target) for r in rs]
+            if evidence.explains(advices[target], [_identity(r) for r in groups[key]], others):
+                for r in groups[key]:
+                    _rename(r, target[0])
+                groups[target] += groups.pop(key)
+                break
+
+
+def _rename(r, rule: str | None) -> None:
+    """The record now names `rule`; the rule it named is kept under `also`."""
+    given = getattr(r, "rule", None)
+    if given == rule:
+        return
+    r.rule = rule
+    if isinstance(getattr(r, "diagnosis", None), dict):
+        r.diagnosis["rule"] = rule
+        r.diagnosis["also"] = list(dict.fromkeys([g for g in [given] if g] +
+                                                 (r.diagnosis.get("also") or [])))
 
 
 def _confirmed_advice(runs, evidence: Evidence, others: list) -> dict | None:

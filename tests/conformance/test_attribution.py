@@ -675,3 +675,37 @@ def test_the_defender_served_first_stays_the_draw_order(case_id, preset, step, s
     assert found.rule == "draw.order", found
 
 
+
+def test_a_difference_the_confirmed_house_rule_explains_is_that_house_rules_problem():
+    """An engine adding only the ranks of attack cards refuses a card of a cover's rank, which
+    one step alone may name by a hand bound (limits.hand_at_start: one place of its clause
+    changed stops that card too; over the whole suite that engine showed four problems more, 12
+    runs, under limits.* and throw_in.who). The run confirms throw_in_match =
+    rank_attack_cards_only; where it also reproduces the games of such a problem, differences
+    included, that problem is the house rule's: one problem, with its advice. Where it does not,
+    the problem stays apart, without advice."""
+    from durak_spec.conformance.runner import Result
+
+    ranks, bound = {"throw_in_match": "rank_attack_cards_only"}, {"defender_hand_bound": "none"}
+
+    def run(case, rule, as_if):
+        return Result(case, "perevodnoy", "fail", step=1, check="verdict", want="accepted",
+                      have="rejected", rule=rule, diagnosis={"rule": rule, "as_if": [as_if]})
+
+    class Run(Evidence):  # what the whole run confirms, and which games the house rule reproduces
+        def __init__(self, explained):
+            super().__init__(games=[None])
+            self.explained = explained
+
+        def confirms(self, change, others=()):
+            return change == ranks
+
+        def explains(self, change, records, others=()):
+            return change == ranks and {r.case for r in records} <= self.explained
+
+    def problems(explained):
+        results = [run("a", "throw_in.rank", ranks), run("b", "throw_in.rank", ranks),
+                   run("c", "limits.hand_at_start", bound)]
+        return [(p["rule"], p["count"], p["advice"]) for p in find_problems(results, Run(explained))]
+    assert problems({"c"}) == [("throw_in.rank", 3, ranks)]
+    assert problems(set()) == [("throw_in.rank", 2, ranks), ("limits.hand_at_start", 1, None)]
