@@ -325,10 +325,15 @@ class Setup:
 
 
 @_naming_clauses
-def _validate_for(ruleset: Ruleset, setup: Setup) -> None:
+def _validate_for(ruleset: Ruleset, setup: Setup, dealt: bool = False) -> None:
     """Validate a setup for a ruleset: the deck, the player count and the turn-up (rule
-    deck.trump: the turn_up_allowed definition)."""
-    setup.validate(ruleset.deck, ruleset.player_limits, ruleset.turn_up_place)
+    deck.trump: the turn_up_allowed definition). A setup `dealt` by Setup.deal under this
+    ruleset, and untouched since, holds every card of the pack once per copy, the turn-up where
+    the ruleset lays it and no position: Setup.validate is asked only if a hand is empty (a deal
+    of fewer cards than seats), the rest as for any setup (tests/reference_impl/
+    test_generated_program.py deals every preset and validates the deals)."""
+    if not dealt or not all(setup.hands):
+        setup.validate(ruleset.deck, ruleset.player_limits, ruleset.turn_up_place)
     forms = ruleset.played_forms
     for i, pair in enumerate(setup.table):
         for c in pair:
@@ -376,7 +381,8 @@ def _table_of(raw, deck: Deck) -> list[list[Card | None]]:
 class Game:
     """One game (one deal) played under a ruleset."""
 
-    def __init__(self, ruleset: Ruleset, setup: Setup, _state: State | None = None):
+    def __init__(self, ruleset: Ruleset, setup: Setup, _state: State | None = None,
+                 _dealt: bool = False):
         self.ruleset = ruleset
         self.setup = setup
         self.decide_seat = ruleset.decide_fns
@@ -385,7 +391,7 @@ class Game:
         if _state is not None:
             self.state = _state
             return
-        _validate_for(ruleset, setup)
+        _validate_for(ruleset, setup, _dealt)
         try:
             self.state = self._initial_state(setup)
             self._refresh()
@@ -495,7 +501,8 @@ class Game:
 
     @classmethod
     def from_seed(cls, ruleset: Ruleset, players: int, seed: int) -> "Game":
-        return cls(ruleset, Setup.deal(ruleset, players, seed))
+        """The game of the deal of `seed` (Setup.deal, valid as dealt: see _validate_for)."""
+        return cls(ruleset, Setup.deal(ruleset, players, seed), _dealt=True)
 
     def clone(self) -> "Game":
         g = Game(self.ruleset, self.setup, _state=self.state.clone())

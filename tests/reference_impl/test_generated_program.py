@@ -119,3 +119,15 @@ def test_a_condition_that_loops_is_tested_after_the_plain_ones_of_its_level(spec
     swap = src[src.index("# swap"):]
     test = next(line for line in swap.splitlines() if "s.in_play()" in line)
     assert test.index("_v_turn_up_rank") < test.index("s.in_play()"), test
+
+
+def test_every_deal_of_every_preset_is_a_valid_setup(spec):
+    """Game.from_seed does not ask Setup.validate of the setup it deals (game._validate_for): each
+    deal of every preset, at every player count its deck seats, must pass it."""
+    for preset in spec.presets:
+        rs = spec.ruleset(preset)
+        for players in range(rs.player_limits[0], rs.player_limits[1] + 1):
+            for seed in range(3):
+                setup = Setup.deal(rs, players, seed)
+                setup.validate(rs.deck, rs.player_limits, rs.turn_up_place)
+                assert all(setup.hands), (preset, players, seed)
