@@ -225,6 +225,25 @@ def _kind_text(kinds: list[str]) -> str:
     return ", ".join(parts + sorted(states))
 
 
+def what_the_engine_does(kind: str) -> str:
+    """A problem's `kind` as a reader is told it: "the engine allows and refuses", "the engine's
+    state.hands differs", "the engine answers with an error"."""
+    does, differs = [], []
+    for part in str(kind or "").split(", "):
+        if part.startswith("state."):
+            differs.append(part)
+        elif part == "error":
+            does.append("answers with an error")
+        elif part == "rule":
+            does.append("names another rule for a rejection")
+        elif part:
+            does.append(part)
+    fields = f"{' and '.join(differs)} differ{'s' if len(differs) == 1 else ''}" if differs else ""
+    if not does:
+        return f"the engine's {fields}" if fields else "the engine differs"
+    return f"the engine {', '.join(does)}" + (f"; its {fields}" if fields else "")
+
+
 def _players(r):
     return getattr(r, "players", None)
 

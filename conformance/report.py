@@ -21,6 +21,7 @@ from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 
+from durak_spec.conformance.problems import what_the_engine_does
 from durak_spec.conformance.runner import FAILING, STATUSES
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Game, Setup
@@ -213,7 +214,7 @@ def junit_text(results, meta: dict) -> str:
 
 
 def _problem_line(p: dict) -> str:
-    return (f"{p.get('rule') or '(no rule)'}: the engine {p.get('kind')} in {p.get('count')} "
+    return (f"{p.get('rule') or '(no rule)'}: {what_the_engine_does(p.get('kind'))} in {p.get('count')} "
             f"run(s) of {len(p.get('cases') or [])} case(s); {p.get('message')}")
 
 
@@ -288,7 +289,7 @@ def problem_text(i: int, p: dict) -> str:
     ex = p["example"]
     where = f"step {ex['step']}: {ex['action']} ({ex['check']})" if ex.get("step") is not None else ""
     return "\n".join([
-        f"PROBLEM {i} {p['rule'] or '(no rule)'}: the engine {p['kind']}  "
+        f"PROBLEM {i} {p['rule'] or '(no rule)'}: {what_the_engine_does(p['kind'])}  "
         f"({p['count']} run(s), {len(p['cases'])} case(s); under {presets}{players})",
         f"  {p['message']}",
         f"  shortest: {ex['case']} @ {ex['variant']}  {where}",
@@ -446,7 +447,7 @@ def _problems_html(problems: list, docs_url: str) -> list[str]:
         ex = p.get("example") or {}
         out.append(
             f"<details class='failure' id='problem-{i}' open><summary>problem {i}: {head} "
-            f"<span class='variants'>the engine {_e(p.get('kind'))}: {p.get('count')} run(s), "
+            f"<span class='variants'>{_e(what_the_engine_does(p.get('kind')))}: {p.get('count')} run(s), "
             f"{len(p.get('cases') or [])} case(s)</span></summary>"
             f"<div>{_e(p.get('message'))}</div>"
             f"<div>presets: {_e(', '.join(p.get('presets') or []))}</div>"

@@ -32,7 +32,7 @@ from durak_spec.conformance.fuzz import (
     load_known,
     results_of,
 )
-from durak_spec.conformance.problems import find_problems
+from durak_spec.conformance.problems import find_problems, what_the_engine_does
 from durak_spec.conformance.runner import exit_code, house_rule_options
 from durak_spec.conformance.transport import (
     DEFAULT_TIMEOUT,
@@ -259,7 +259,7 @@ def print_problems(problems: list) -> None:
         return
     click.echo(f"{len(problems)} problem(s) behind the divergences:")
     for i, p in enumerate(problems, 1):
-        click.echo(f"PROBLEM {i} {p['rule'] or '(no rule)'}: the engine {p['kind']} "
+        click.echo(f"PROBLEM {i} {p['rule'] or '(no rule)'}: {what_the_engine_does(p['kind'])} "
                    f"({p['count']} occurrence(s), {len(p['cases'])} signature(s); under "
                    f"{', '.join(p['presets'])}): {p['message']}")
 

@@ -32,6 +32,7 @@ import jsonschema
 from durak_spec.conformance import report as reports
 from durak_spec.conformance.cases import HERE as CONFORMANCE_DIR
 from durak_spec.conformance.cases import load_suite
+from durak_spec.conformance.problems import what_the_engine_does
 from durak_spec.conformance.runner import FAILING, STATUSES
 from durak_spec.tools.common import UserError, _load
 
@@ -373,7 +374,7 @@ class Site:
             body.append(f"<div>{_e(reports._clip(ex.get('message', ''), 2000))}</div>"
                         f"<div>reproduce:</div><pre>{_e(p.get('reproduce', ''))}</pre>")
             out.append(f"<div class='problem' id='problem-{i}'><h3>Problem {i}: {head} "
-                       f"<small>the engine {_e(p.get('kind', ''))}: {_e(p.get('count'))} failing "
+                       f"<small>{_e(what_the_engine_does(p.get('kind', '')))}: {_e(p.get('count'))} failing "
                        f"run(s), {len(cases)} case(s)</small></h3>{''.join(body)}</div>")
         return out
 

@@ -709,3 +709,23 @@ def test_a_difference_the_confirmed_house_rule_explains_is_that_house_rules_prob
         return [(p["rule"], p["count"], p["advice"]) for p in find_problems(results, Run(explained))]
     assert problems({"c"}) == [("throw_in.rank", 3, ranks)]
     assert problems(set()) == [("throw_in.rank", 2, ranks), ("limits.hand_at_start", 1, None)]
+
+
+def test_a_problem_says_what_the_engine_does_in_words(spec):
+    """Every report phrases a problem's kind the same way: a state that differs is no verb ("the
+    engine state.attacker" was printed by check, fuzz, the HTML report and the site)."""
+    from durak_spec.conformance.problems import what_the_engine_does
+    from durak_spec.conformance.report import problem_text
+
+    assert what_the_engine_does("allows and refuses") == "the engine allows and refuses"
+    assert what_the_engine_does("state.attacker") == "the engine's state.attacker differs"
+    assert what_the_engine_does("refuses, state.hands, state.table") == \
+        "the engine refuses; its state.hands and state.table differ"
+    assert what_the_engine_does("error") == "the engine answers with an error"
+    problem = {"rule": "rotation.after_beaten_off", "kind": "state.attacker", "count": 3,
+               "cases": ["a"], "presets": ["podkidnoy"], "message": "no option explains this",
+               "reproduce": "durak check", "example": {"case": "a", "variant": "podkidnoy",
+                                                       "step": 1, "action": "1 take",
+                                                       "check": "state.attacker", "message": "m"}}
+    assert problem_text(1, problem).splitlines()[0].startswith(
+        "PROBLEM 1 rotation.after_beaten_off: the engine's state.attacker differs  (3 run(s)")
