@@ -150,6 +150,27 @@ def test_a_divergence_follows_an_earlier_one_only_when_accepting_that_one_makes_
         adapter.close()
 
 
+def test_a_consequence_is_tried_on_what_came_before_its_own_witness(spec, tmp_path):
+    """The candidates of a consequence are the signatures seen before every occurrence of it, and
+    those seen before its witness: a refusal seen once at the start of a game, with nothing
+    before it, was never tried against the covers its witness left out of the list first."""
+    from durak_spec.conformance.fuzz import Campaign, Entry
+    name = f"python:{EXAMPLES}.mutants:passed_player_adds+trump_beats_only_trump"
+    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=15, players=(3,), shrink=False,
+                   seed_value=1)
+    refused = {e.signature: e for e in flat(result.entries)}["verdict-rejects defence.beat"]
+    assert "legal-missing defence.beat" in refused.witness.after
+    adapter = make_adapter(name, spec=spec)
+    try:
+        camp = Campaign(spec, adapter, adapter.open(), preset="podkidnoy", options={}, players=[3],
+                        seed_value=1, adapter_name=name, known={}, db=None, db_key=b"")
+        alone = Entry(refused.witness, after=set())  # an occurrence elsewhere had none before it
+        camp.settle_follows(alone)
+    finally:
+        adapter.close()
+    assert alone.follows == ["legal-missing defence.beat"]
+
+
 def test_a_confirmed_consequence_is_its_causes_problem():
     """A refusal named by another rule that replaying shows to follow from a bug (a passed
     player's card refused, limits.hand_at_start, after the engine left that player's card out of
