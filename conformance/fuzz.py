@@ -783,7 +783,8 @@ class Campaign:
             state = {field_name: w.have}
             if w.finished is not None:  # the game goes on there, by the engine's account
                 state["finished"] = w.finished
-            seen = Observation(last, True, state=state)
+            # where the bout is over on one side only, what the engine still allows there
+            seen = Observation(last, True, state=state, legal=w.listed)
             obs = obs[:-1] + [seen] if w.steps else [seen]
         elif w.kind.startswith("legal") and isinstance(w.have, list):
             seen = Observation(last, True, legal=self._completed(w))

@@ -95,6 +95,8 @@ class Divergence:
     # other rules that explain it as well (the attribution's alternatives): none when its rule is
     # the only one that does (it shows that rule plainly)
     alternatives: tuple = ()
+    # for a bout over on one side only, the engine's legal set after the step, which named its rule
+    listed: list | None = None
 
     @property
     def signature(self) -> str:
@@ -603,7 +605,8 @@ class Lockstep:
 
     # -- judging -------------------------------------------------------------------------------
     def _report(self, kind, rule, action: Action | None, want, have, message, seg: _Segment,
-                steps: list, token: str = "", texts=(), finished=None, alternatives=()) -> None:
+                steps: list, token: str = "", texts=(), finished=None, alternatives=(),
+                listed=None) -> None:
         """Report one occurrence. The witness is built only when the campaign wants it: a new
         signature, or a shorter witness of a known one. An engine error's `token` (what it
         answered, to which command) and its message's digest stand in its signature for the rule
@@ -624,10 +627,14 @@ class Lockstep:
         self.on_divergence(Divergence(
             kind, rule, shape, text_of(action) if action is not None else None, want, have,
             message, seg.setup.to_json(), witness, seg.setup.players, after=prior,
-            texts=tuple(texts), finished=finished, alternatives=tuple(alternatives)))
+            texts=tuple(texts), finished=finished, alternatives=tuple(alternatives),
+            listed=listed))
 
-    def _check_state(self, want: dict, have, action, seg, steps) -> bool:
-        """Report the first state field that differs; False when one does."""
+    def _check_state(self, want: dict, have, action, seg, steps, listed=None) -> bool:
+        """Report the first state field that differs; False when one does. `listed` is the
+        engine's legal set after the step, when it lists one: where the bout is over on one side
+        only, what the engine still allows there says which rule keeps it open (a player who
+        passed and may still add), not only the rule that ends it."""
         if have == want:
             return True
         where = f"after {text_of(action)}" if action is not None else "at the start"
@@ -642,6 +649,14 @@ class Lockstep:
                 found = self._attribute(seg, steps, Observation(
                     steps[-1]["do"] if steps else None, True, state=have),
                     ("state", key, shape_of(action)))
+                shown = None
+                if found is not None and found.check == "state.table" and listed is not None \
+                        and isinstance(listed, list):
+                    again = self._attribute(seg, steps, Observation(
+                        steps[-1]["do"] if steps else None, True, state=have, legal=listed),
+                        ("state-listed", key, shape_of(action)))
+                    if again is not None and again.check == "state.table" and again.rule:
+                        found, shown = again, listed
                 if found is not None and found.check.startswith("state.") and \
                         found.check[6:] in want and found.check[6:] in have:
                     key = found.check[6:]
@@ -649,7 +664,7 @@ class Lockstep:
                              want[key], have[key],
                              f"state.{key} {where}: want {want[key]!r}, have {have[key]!r}",
                              seg, steps, finished=have.get("finished") if key != "finished" else None,
-                             alternatives=_others(found))
+                             alternatives=_others(found), listed=shown)
                 return False
         return True
 
@@ -914,7 +929,11 @@ class Lockstep:
                 continue
             steps.append({"do": p.text, "expect": "accept"})
             if state and e.get("state") != p.view:  # (always, once over: p.view has no roles)
-                if not self._check_state(p.view, e.get("state"), p.action, seg, steps):
+                listed = e.get("legal") if legal and isinstance(e.get("legal"), list) else None
+                if listed is not None and not self._canonical:
+                    listed = sorted(self._completed(self._game_at(checkpoints, plan, j + 1, cursor),
+                                                    {" ".join(str(a).split()) for a in listed}))
+                if not self._check_state(p.view, e.get("state"), p.action, seg, steps, listed):
                     self.agree = None
                     if not fixed:
                         self._note(seg, Observation(p.text, True))

@@ -122,7 +122,7 @@ def test_a_divergence_follows_an_earlier_one_only_when_accepting_that_one_makes_
     by_sig = {e.signature: e for e in every}
     refused = by_sig["verdict-rejects defence.beat"]
     assert refused.follows == ["legal-missing defence.beat"], refused.after
-    independent = [e for e in every if "legal-missing defence.beat" in e.after
+    independent = [e for e in every if "legal-missing defence.beat" in e.after | e.witness.after
                    and e.witness.rule != "defence.beat"]
     assert independent, [(e.signature, e.after) for e in every]
     assert all("legal-missing defence.beat" not in e.follows for e in independent), \
@@ -289,19 +289,62 @@ def test_one_root_cause_is_one_signature_with_its_other_forms_under_it():
 
 def test_a_state_follows_the_house_rule_that_explains_an_earlier_divergence(spec, tmp_path):
     """A state the engine reaches follows from no action of its step: an engine that bounds no
-    attack by the defender's hand at the start of the bout (no_hand_bound) keeps open a taken
-    bout the reference ends (state.table, named bout.taken). Replayed with the reference under
-    the house rule the run confirms for its permissions (defender_hand_bound = defender_has_card),
-    the state is the engine's: the same cause, one signature with the advice of both."""
+    attack by the defender's hand at the start of the bout (no_hand_bound) and lists no legal
+    sets keeps open a taken bout the reference ends (state.table, named bout.taken). Replayed with
+    the reference under the house rule the run confirms for its permissions
+    (defender_hand_bound = defender_has_card), the state is the engine's: the same cause."""
+    from durak_spec.conformance.fuzz import Campaign, Entry, group_causes
+    from durak_spec.conformance.lockstep import Divergence
     name = f"python:{EXAMPLES}.mutants:no_hand_bound"
+    levels = {"levels": ["verdicts", "state"]}
     result = _fuzz(spec, name, "podkidnoy", tmp_path, games=30, players=(4,), seed_value=1,
-                   diagnosis=5.0)
-    [root] = result.entries
-    assert root.signature == "legal-extra limits.hand_at_start", [e.signature for e in flat(result.entries)]
-    [state] = root.forms
-    assert state.witness.kind == "state.table" and state.follows == [root.signature]
-    assert state.explained == {root.signature: {"defender_hand_bound": "defender_has_card"}}
-    assert root.advice == {"defender_hand_bound": "defender_has_card"}
+                   shrink=False, hello_change=levels)
+    [state] = result.entries
+    assert state.signature == "state.table bout.taken"
+    house_rule = {"defender_hand_bound": "defender_has_card"}
+    allows = Entry(Divergence("legal-extra", "limits.hand_at_start", "throw", "3 throw 8C", [], [],
+                              "", {}, [], 4), as_if=[house_rule], advice=house_rule)
+    adapter = make_adapter(name, spec=spec)
+    try:
+        camp = Campaign(spec, adapter, {**adapter.open(), **levels}, preset="podkidnoy", options={},
+                        players=[4], seed_value=1, adapter_name=name, known={}, db=None, db_key=b"")
+        camp.settle_by_variant(state, state.witness, [allows, state])
+        other = Entry(Divergence("legal-extra", "limits.hand_at_start", "throw", "3 throw 8C", [],
+                                 [], "", {}, [], 4), as_if=[{"max_attack_cards": 5}],
+                      advice={"max_attack_cards": 5})
+        refuted = Entry(state.witness)
+        camp.settle_by_variant(refuted, state.witness, [other, refuted])
+    finally:
+        adapter.close()
+    assert state.follows == ["legal-extra limits.hand_at_start"]
+    assert state.explained == {"legal-extra limits.hand_at_start": house_rule}
+    assert [f.signature for f in group_causes([allows, state])[0].forms] == [state.signature]
+    assert refuted.follows == []  # a house rule that does not keep the bout open explains nothing
+
+
+def test_a_bout_the_engine_keeps_open_is_named_by_what_it_still_allows_there(spec):
+    """An engine that lets a player who passed still add (passed_player_adds) keeps open a bout
+    the reference ends when the attacker passes: the state differs (table), and the rule that
+    ends the bout (bout.beaten_off) is not the engine's bug. The legal set the engine lists
+    after the step says which rule keeps it open: throw_in.not_passed, the rule of its other
+    divergences, so one root cause is one signature; the shrunk witness keeps that set for its
+    diagnosis."""
+    name = f"python:{EXAMPLES}.mutants:passed_player_adds"
+    setup = {"hands": [["6S", "7S", "AS", "6C", "QD"], ["KS", "8C", "AC", "6D", "JD"]],
+             "talon": ["KH", "TS", "TC", "6H"], "trump": "6H", "dealer": 1, "attacker": 0,
+             "table": [["9C", "QC"]], "defender": 1, "bout": 8, "beaten_bouts": 5, "discard": 20}
+    adapter = make_adapter(name, spec=spec)
+    found = []
+    lock = Lockstep(spec, adapter, adapter.open(), "podkidnoy", {}, found.append)
+    try:
+        rs = lock.ruleset
+        lock.play(Setup.from_json(setup, rs.deck, rs.player_limits), random.Random(0),
+                  fixed=["0 pass"])
+    finally:
+        adapter.close()
+    [div] = found
+    assert (div.kind, div.rule) == ("state.table", "throw_in.not_passed"), div
+    assert div.listed and "0 pass" in div.listed
 
 
 def test_without_positions_a_case_is_the_deal_and_a_short_prefix(spec, tmp_path):
