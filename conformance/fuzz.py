@@ -117,6 +117,12 @@ class Entry:
     forms: list = field(default_factory=list)
 
     @property
+    def check(self) -> str:
+        """What its witness compares (verdict, legal, state.<field>): what advice must reproduce
+        at its own difference (problems.Evidence narrows the observation to it)."""
+        return self.witness.check
+
+    @property
     def total(self) -> int:
         """Occurrences of the root cause: this signature's and its other forms'."""
         return self.count + sum(f.count for f in self.forms)
@@ -488,6 +494,7 @@ class Campaign:
         if ruleset is not None:
             lock.ruleset = ruleset
         lock.on_divergence, lock.coverage = found.append, self._scratch_coverage
+        starts = len(lock.starts)  # a replay's starts are no campaign's evidence
         lock._sampled, lock.avoid_probe, lock.avoid_after = {}, set(), set()
         self.lock.wants = lambda sig, length, prior, alternatives=(): True
         steps_before = self.lock.steps
@@ -503,6 +510,7 @@ class Campaign:
         finally:
             (lock.on_divergence, lock.coverage, lock.wants, lock._sampled, lock.avoid_probe,
              lock.avoid_after, lock.run, lock.since_sync, lock.pending, lock.ruleset) = saved
+            del lock.starts[starts:]
             self.lock.steps = steps_before
         return found
 
@@ -1182,6 +1190,10 @@ def confirm_advice(camp, entries: list) -> None:
         if e.observed:
             evidence.add(camp.lock.ruleset, e.witness.setup, e.observed,
                          [(len(e.observed) - 1, e)])
+    by_sig = {e.signature: e for e in every}
+    for setup, observation, sig in camp.lock.starts:  # deals the engine started otherwise
+        if sig in by_sig:
+            evidence.add(camp.lock.ruleset, setup, [observation], [(0, by_sig[sig])])
     for e in entries:  # a root cause and its forms: advice reproduces all of them
         mine = [e] + e.forms
         candidates = list(dict.fromkeys(

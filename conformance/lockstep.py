@@ -287,6 +287,11 @@ class Lockstep:
         # `_stride`th segment, the stride doubled and every other one dropped when full): what
         # advice must also reproduce
         self.observed: list = []
+        # where the engine starts a deal otherwise (its first attacker, say), what it showed and
+        # the signature reported: (setup, Observation, signature), evidence for that one's advice
+        # (play goes on from the reference's position, so no later step shows it again)
+        self.starts: list = []
+        self.reported = ""  # the signature of the last divergence reported
         self._observing = None
         self._current: list | None = None  # the observations of the segment played, if kept
         self._segments = 0
@@ -537,8 +542,12 @@ class Lockstep:
             k = 1
             if self.state_level:
                 view = comparable(protocol_state(g.state))
-                if not self._check_state(view, replies[k].value.get("state"), None, seg, []):
+                have = replies[k].value.get("state")
+                if not self._check_state(view, have, None, seg, []):
                     self.start_differs = True
+                    if len(self.starts) < EVIDENCE_SEGMENTS and isinstance(have, dict):
+                        self.starts.append((seg.setup, Observation(None, True, state=have),
+                                            self.reported))
                     return False
                 k += 1
             if self.legal_level:
@@ -614,7 +623,7 @@ class Lockstep:
         shape = shape_of(action) if kind != "error" or action is not None else "step"
         if kind == "error" and token:
             shape = f"{token}#{error_key(message)}"
-        sig = signature(kind, rule, shape)
+        sig = self.reported = signature(kind, rule, shape)
         prior = self.since_sync
         self.pending.add(sig)
         if not self.wants(sig, len(seg.trail) + len(steps), prior, tuple(alternatives)):

@@ -347,6 +347,48 @@ def test_a_bout_the_engine_keeps_open_is_named_by_what_it_still_allows_there(spe
     assert div.listed and "0 pass" in div.listed
 
 
+def test_advice_on_a_first_attacker_is_confirmed_by_every_deal_the_engine_started_otherwise(spec):
+    """An engine whose highest trump leads starts every deal otherwise; fuzz plays on from the
+    reference's roles, so no later step shows the first attacker again. A shrunk witness where
+    the dealer's left neighbour holds the highest trump is explained by first_attacker =
+    left_of_dealer; the other deals the engine started (Lockstep.starts) refute it (the five-bug
+    engine of bench/attribution.py was advised it at 4 players, durak fuzz --games 200 --seed 1)."""
+    from durak_spec.conformance.fuzz import Campaign, Entry, confirm_advice
+    from durak_spec.conformance.lockstep import Divergence
+    from durak_spec.reference_impl.diagnose import Observation
+    name = f"python:{EXAMPLES}.mutants:first_attacker_highest_trump"
+    house_rule = {"first_attacker": "left_of_dealer"}
+    adapter = make_adapter(name, spec=spec)
+    try:
+        camp = Campaign(spec, adapter, adapter.open(), preset="podkidnoy", options={}, players=[4],
+                        seed_value=1, adapter_name=name, known={}, db=None, db_key=b"")
+        rs, left = camp.lock.ruleset, spec.ruleset("podkidnoy", house_rule)
+        deals = {}
+        for seed in range(60):
+            setup = Setup.deal(rs, 4, seed)
+            _, state = adapter.calls([("start", {"variant": camp.lock.variant, "setup": setup.to_json()}),
+                                      ("state", {})])
+            engine = state.value["state"]["attacker"]
+            if engine != Game(rs, setup).state.attacker:
+                deals.setdefault(engine == Game(left, setup).state.attacker, (setup, engine))
+        (alike, first), (other, second) = deals[True], deals[False]
+
+        def witness():
+            entry = Entry(Divergence("state.attacker", "start.lowest_trump", "start", None, 0, first,
+                                     "", alike.to_json(), [], 4), as_if=[house_rule])
+            entry.observed = [Observation(None, True, state={"attacker": first})]
+            return entry
+        alone = witness()
+        confirm_advice(camp, [alone])
+        camp.lock.starts = [(other, Observation(None, True, state={"attacker": second}),
+                             alone.signature)]
+        refuted = witness()
+        confirm_advice(camp, [refuted])
+    finally:
+        adapter.close()
+    assert alone.advice == house_rule and refuted.advice is None
+
+
 def test_without_positions_a_case_is_the_deal_and_a_short_prefix(spec, tmp_path):
     """An engine that can only start deals is brought back by replaying; its cases start from the
     deal, shrunk to the shortest prefix that still shows the divergence."""
