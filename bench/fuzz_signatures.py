@@ -13,8 +13,10 @@ For single-rule mutants of the reference and engines that combine several
             many name a rule the engine breaks
   advice    signatures with advice: right (an option value the engine really plays) / wrong
 
-The totals give signatures per bug (target 1), right rule per signature, problems per bug, and
-wrong advice (target 0).
+The totals give signatures per bug found (target 1: one root cause, one signature), the bugs
+found shown as exactly one signature under their rule, right rule per signature, problems per
+bug, and wrong advice (target 0; a mutant that claims no option value counts any advice as
+wrong, though no_hand_bound does play defender_hand_bound = defender_has_card under podkidnoy).
 
     python bench/fuzz_signatures.py                  # every engine, 200 games, 2 and 4 players
     python bench/fuzz_signatures.py --engine trump_beats_only_trump+cap_five --players 3
@@ -77,7 +79,7 @@ def main(argv=None) -> int:
     players = args.players or [2, 4]
     spec = load_spec()
     t0 = time.perf_counter()
-    tot = dict(bugs=0, forms=0, sigs=0, right=0, marks=0, problems=0, named=0, ok=0, wrong=0)
+    tot = dict(bugs=0, found=0, one=0, forms=0, sigs=0, right=0, marks=0, problems=0, named=0, ok=0, wrong=0)
     print(f"{'engine':60} {'pl':>2} {'bugs':>4} {'sigs':>4} {'right':>5} {'forms':>5} {'marks':>5} "
           f"{'problems':>8} {'right':>5} {'advice ok/wrong':>15}")
     for name in names:
@@ -102,6 +104,8 @@ def main(argv=None) -> int:
             ok = [e for e in entries if e.advice and set(e.advice.items()) <= genuine]
             wrong = [e for e in entries if e.advice and not set(e.advice.items()) <= genuine]
             named = [p for p in problems if p["rule"] in broken]
+            found = {e.witness.rule for e in entries} & broken
+            one = [b for b in found if sum(e.witness.rule == b for e in entries) == 1]
             print(f"{name[:60]:60} {n:2} {len(broken):4} {len(entries):4} {len(right):5} "
                   f"{len(forms):5} {len(marks):5} {len(problems):8} {len(named):5} {len(ok):7}/{len(wrong)}",
                   flush=True)
@@ -119,6 +123,8 @@ def main(argv=None) -> int:
             tot["sigs"] += len(entries)
             tot["right"] += len(right)
             tot["marks"] += len(marks)
+            tot["found"] += len(found)
+            tot["one"] += len(one)
             tot["forms"] += len(forms)
             tot["problems"] += len(problems)
             tot["named"] += len(named)
@@ -132,6 +138,9 @@ def main(argv=None) -> int:
           f"{args.games} games each, seed {args.seed}, {time.perf_counter() - t0:.0f} s")
     print(f"signatures per bug: {tot['sigs'] / b:.2f} ({tot['sigs']} signatures, {tot['forms']} "
           f"more as their forms, {tot['marks']} marked as a consequence)")
+    print(f"bugs found: {tot['found']}/{tot['bugs']}; signatures per bug found: "
+          f"{tot['sigs'] / (tot['found'] or 1):.2f}; found bugs shown as exactly one signature: "
+          f"{tot['one']}/{tot['found']}")
     print(f"right rule per signature: {tot['right']}/{tot['sigs']} ({pct(tot['right'], tot['sigs'])})")
     print(f"problems per bug: {tot['problems'] / b:.2f}; right rule per problem: "
           f"{tot['named']}/{tot['problems']} ({pct(tot['named'], tot['problems'])})")
