@@ -69,6 +69,7 @@ def best_runs(repeats: int, runs: dict) -> dict:
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_FOLDERS = ("spec", "reference_impl", "conformance", "tools")  # durak_spec's (setup.py)
 BASELINE_PLAYERS = (2, 4, 6)
+WARM_GAMES = 10  # untimed games of each preset and player count first (--baseline)
 
 
 def worker(games: int) -> int:
@@ -81,7 +82,10 @@ def worker(games: int) -> int:
         lo, hi = rs.player_limits
         for n in BASELINE_PLAYERS:
             if lo <= n <= hi:
-                simulate(rs, n, 2, 10**6, check=False)  # compiled, warm
+                # compiled and warm: past the actions a ruleset plays before it writes its step
+                # (ruleset.WARM_STEPS, 300), which two games of two players did not reach, so
+                # that writing it fell in the timed run
+                simulate(rs, n, WARM_GAMES, 10**6, check=False)
                 cpu = time.process_time()
                 report = simulate(rs, n, games, 1, check=False)
                 out.setdefault(preset, {})[str(n)] = [time.process_time() - cpu, report.steps]
