@@ -109,6 +109,7 @@ class Entry:
     # that rule's (group_causes)
     alternatives: list = field(default_factory=list)
     plain: bool = True
+    renamed_from: str | None = None  # the campaign's rule, where an option's rule renamed it
     # of follows_from, those settled by replaying under the option values that explain them
     # (Campaign.settle_by_variant): signature -> those values
     explained: dict = field(default_factory=dict)
@@ -812,6 +813,8 @@ class Campaign:
                 _reads(self.spec, found.rule, found.as_if[0]):
             # where an option value explains the witness, the rule that reads it decides, as in
             # check (the campaign's rule was sampled, one step at a time)
+            if w.rule and w.rule != found.rule:
+                entry.renamed_from = w.rule
             w.rule = found.rule
 
     def _completed(self, w: Divergence) -> list:
@@ -1128,7 +1131,13 @@ def group_causes(entries: list) -> list:
     for e in new:
         if rule_of(e) and not e.follows_from:
             own.setdefault(rule_of(e), []).append(e)
-    plain = {r for r, es in own.items() if any(e.plain for e in es)}
+            if e.renamed_from and not e.advice and e.renamed_from not in e.alternatives:
+                # named by an option's rule that the run does not confirm: the rule the campaign
+                # named it by explains it as well (throwers = none for a refused throw of an
+                # engine asking the attackers in seat order after a take: throw_in.order's)
+                e.alternatives.append(e.renamed_from)
+    plain = {r for r, es in own.items()
+             if any(e.plain and not (e.renamed_from and not e.advice) for e in es)}
     occurrences = {r: sum(e.count for e in es) for r, es in own.items()}
     joined = {}
     for r, es in own.items():

@@ -277,6 +277,16 @@ def test_one_root_cause_is_one_signature_with_its_other_forms_under_it():
     shape = [(e.signature, len(e.forms)) for e in grouped]
     assert [(e.signature, len(e.forms)) for e in group_causes(grouped)] == shape
     assert [(e.signature, len(e.forms)) for e in group_causes(flat(grouped))] == shape
+    # named by the rule reading an option the run does not confirm (throwers = none for a
+    # refused throw of an engine that asks the attackers in seat order after a take): the rule
+    # the campaign named it by takes it; with the option confirmed, it stays
+    order = entry("legal-extra", "throw_in.order", 120)
+    for advice, roots in ((None, ["legal-extra throw_in.order"]),
+                          ({"throwers": "none"}, ["legal-extra throw_in.order",
+                                                  "verdict-rejects throw_in.who"])):
+        renamed = entry("verdict-rejects", "throw_in.who", 13)
+        renamed.renamed_from, renamed.advice = "throw_in.order", advice
+        assert [e.signature for e in group_causes([order, renamed])] == roots
     # a rule shown plainly less often than the rule it would overrule does not take it
     rare = entry("legal-missing", "defence.beat", 30)
     assert [e.signature for e in group_causes([rare, target])] == \
