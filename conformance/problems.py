@@ -313,21 +313,19 @@ def _join_shown(records) -> None:
     player whose pass is kept, or serves in another order) is the run's problem that other
     failures show plainly: its rule becomes the other rule that decides failures explained by no
     other rule, where the rule it was given decides none of them. The run's evidence settles what
-    one step cannot, when it weighs as much as what it overrules: the other rule joins the
-    records that name a rule first only where it decides at least as many failures plainly as
-    name that rule first (a few plain ones, later in a long game where a change of that rule's
-    clause is refuted by what other seats did and a record of one player still fits, do not
-    outweigh the run's many that name it first)."""
+    one step cannot. A failure named by one player's record kept otherwise (a pass: diagnose's
+    `local`) shows no rule plainly: that change fits its step whatever the engine did before, where
+    a change of a rule's clause must fit the whole game (BrokenOneMoveSiegeEngine: one refusal late
+    in a 4-player game, where the other seats' throws refute the change of the timing rule and the
+    opener's pass kept still fits, took the 103 records naming the timing rule first)."""
     plain: dict = {}
-    first: dict = {}
+    for r in records:
+        rule, diagnosis = getattr(r, "rule", None), getattr(r, "diagnosis", None) or {}
+        if r.status != "error" and rule and not _alternatives(r) and not diagnosis.get("local"):
+            plain[rule] = plain.get(rule, 0) + 1
     for r in records:
         rule = getattr(r, "rule", None)
-        if r.status != "error" and rule:
-            counts = first if _alternatives(r) else plain
-            counts[rule] = counts.get(rule, 0) + 1
-    for r in records:
-        rule = getattr(r, "rule", None)
-        others = [a for a in _alternatives(r) if plain.get(a, 0) >= max(first.get(rule, 0), 1)]
+        others = [a for a in _alternatives(r) if plain.get(a)]
         if others and not plain.get(rule):
             chosen, given = max(others, key=lambda a: plain[a]), r.rule
             r.rule = chosen

@@ -87,6 +87,8 @@ class Diagnosis:
     larger: list = field(default_factory=list)  # ... as well by a larger change
     involved: list = field(default_factory=list, repr=False)  # rules consulted at the step
     older: bool = field(default=False, repr=False)  # the difference is older than the step
+    local: bool = False      # named by one player's record kept otherwise (a pass), not by a
+    # change of the rule's clause: it fits this step, and what the engine did before tests it not
 
     def message(self) -> str:
         if self.as_if:
@@ -566,7 +568,8 @@ def _passes_refuted(rs: Ruleset, history, rid: str, fn, kinds) -> bool:
 
 def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, first_named=None,
                  involved: list | None = None, history=(), ties: list | None = None,
-                 records=(), larger: list | None = None) -> tuple[str | None, int]:
+                 records=(), larger: list | None = None, local: list | None = None
+                 ) -> tuple[str | None, int]:
     """The legality rule one change of which turns `ref_allowed` (Actions, in state `s`) into the
     engine's `eng` (texts) with the fewest mismatches: (rule id, size of the change). A change
     that forbids what the engine allowed earlier in the game (`history`) is not considered.
@@ -584,7 +587,8 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
     action shares, who may act at all, would show in every kind). The rules of the kinds that
     differ are added to `involved`, to `ties` the other rules a change of which
     does it with as few mismatches and as small a change, and to `larger` those a larger change
-    of which does it with as few mismatches.
+    of which does it with as few mismatches. Where a change of a record is the best, its rule is
+    added to `local`.
 
     When no change does better than none, two looser questions follow, each only then: which
     change explains this step alone (`history` aside: the engine's rule is then no one-place
@@ -708,6 +712,7 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
         return best, fits
 
     best, fits = search(history, True)
+    by_record = None
     for rid, allowed_texts in records:
         sc = sum(1 for a in universe if (texts[a] in allowed_texts) != (texts[a] in eng)) + unparsed
         kept = set(rule_options(rs.spec, rs.spec.rules_by_id[rid])) & declared  # the record's
@@ -715,7 +720,7 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
         if sc < baseline:
             fits[rid] = min(fits.get(rid, key[:2]), key[:2])
             if best is None or key < best[0]:
-                best = (key, rid)
+                best = by_record = (key, rid)
     if order_cut & set(parsed):  # a seat served out of turn: the order rule
         by_rule: dict = {}
         for kind, cr in rs.order.items():
@@ -755,6 +760,8 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
         larger.extend(sorted((r for r, fit in fits.items()
                               if fit[0] == best[0][0] and fit[1] > best[0][1] and r != best[1]),
                              key=lambda r: fits[r]))
+    if local is not None and best is by_record:
+        local.append(best[1])
     return best[1], best[0][1]
 
 
@@ -867,14 +874,15 @@ def permission_finding(game: Game, engine_legal: set[str] | None, focus: Action 
     involved: list = []
     ties: list = [alike] if alike else []
     larger: list = []
+    local: list = []
     rule, _ = _permissions(game.ruleset, game.state, set(game.legal_actions()), eng, extra, first,
-                           involved, history, ties, _pass_records(game, history), larger)
+                           involved, history, ties, _pass_records(game, history), larger, local)
     also = sorted({r for rules in named for r in rules} - {rule})
     why = (f"the engine allows {', '.join(extra[:3]) or '-'}{' ...' if len(extra) > 3 else ''} "
            f"and not {', '.join(missing[:3]) or '-'}{' ...' if len(missing) > 3 else ''}")
     return Diagnosis(rule, "legal", why, also=also, involved=involved,
                      alternatives=[r for r in dict.fromkeys(ties) if r != rule],
-                     larger=[r for r in larger if r != rule and r not in ties])
+                     larger=[r for r in larger if r != rule and r not in ties], local=bool(local))
 
 
 def _pass_records(game: Game, history) -> list[tuple[str, set]]:

@@ -284,6 +284,14 @@ def test_check_names_the_opener_held_back_under_a_siege_by_the_timing_rule(spec,
     later = [d for r in failures for d in r.differences]
     assert later and {d["rule"] for d in later} == {"throw_in.timing"}, later
     assert [p["rule"] for p in find_problems(failures)] == ["throw_in.timing"]
+    # at four players the other seats' throws refute the timing rule's change late in a game,
+    # and the opener's pass kept fits that step alone: a local finding, which takes no other run
+    jobs += jobs_of(shipped_suite, Selection(cases=("golden/podkidnoy_online/4p_seed1",),
+                                             variants=("podkidnoy_online",)))
+    failures = [r for r in run_cases(spec, MODULE + "BrokenOneMoveSiegeEngine", jobs) if r.status == "fail"]
+    local = [d for r in failures for d in r.differences if d["diagnosis"].get("local")]
+    assert [d["rule"] for d in local] == ["throw_in.not_passed"], local
+    assert [p["rule"] for p in find_problems(failures)] == ["throw_in.timing", "throw_in.not_passed"]
 
 
 def test_the_skipped_at_once_twin_breaks_who_may_add_as_well_as_transfers(spec):
