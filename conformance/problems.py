@@ -91,9 +91,11 @@ class Evidence:
 
 def _narrowed(observations: list, marks: list) -> list:
     """The observations with each one at a difference of this problem (`marks`) narrowed to what
-    that difference compares (the verdict; the legal set; a state field): the engine's state and
-    legal set asked for there, to diagnose it, may show another bug no step compared, since the
-    case ended at it."""
+    that difference compares (the verdict; the legal set; a state field, with whether the
+    engine's game is over there where it told: a variant that ends the game at that step would
+    otherwise reproduce any role, which no finished game compares): the engine's state and legal
+    set asked for there, to diagnose it, may show another bug no step compared, since the case
+    ended at it."""
     if not marks:
         return observations
     out = list(observations)
@@ -105,7 +107,8 @@ def _narrowed(observations: list, marks: list) -> list:
         if check == "legal":
             out[i] = Observation(obs.action, obs.accepted, legal=obs.legal)
         elif check.startswith("state.") and isinstance(obs.state, dict) and check[6:] in obs.state:
-            out[i] = Observation(obs.action, obs.accepted, state={check[6:]: obs.state[check[6:]]})
+            kept = (check[6:],) + (("finished",) if "finished" in obs.state else ())
+            out[i] = Observation(obs.action, obs.accepted, state={k: obs.state[k] for k in kept})
         else:
             out[i] = Observation(obs.action, obs.accepted)
     return out

@@ -730,3 +730,18 @@ def test_a_problem_says_what_the_engine_does_in_words(spec):
                                                        "check": "state.attacker", "message": "m"}}
     assert problem_text(1, problem).splitlines()[0].startswith(
         "PROBLEM 1 rotation.after_beaten_off: the engine's state.attacker differs  (3 run(s)")
+
+
+def test_a_state_difference_is_confirmed_with_whether_the_engines_game_goes_on():
+    """Advice is confirmed on the field a difference compares, and on the engine's `finished`
+    there (fuzz's state witnesses keep it, c31cb6d): narrowed to the field alone, a variant that
+    ends the game at that step reproduced any attacker, since a finished game compares no roles."""
+    from durak_spec.conformance.problems import _narrowed
+
+    state = {"attacker": 2, "defender": 0, "finished": False, "hands": [["6S"], ["7S"], ["8S"]]}
+    seen = [Observation(None), Observation("1 take", True, state=state)]
+    narrowed = _narrowed(seen, [(1, {"check": "state.attacker"})])
+    assert narrowed[1].state == {"attacker": 2, "finished": False}
+    assert narrowed[0] is seen[0]
+    told = Observation("1 take", True, state={"attacker": 2})  # an engine that did not tell it
+    assert _narrowed([told], [(0, {"check": "state.attacker"})])[0].state == {"attacker": 2}
