@@ -49,44 +49,36 @@ class Evidence:
         after it); what led up to it counts."""
         skip = {id(r) for r in others}
         key = (tuple(sorted((k, repr(v)) for k, v in change.items())), frozenset(skip))
-        if key in self._verdicts:
-            return self._verdicts[key]
-        from durak_spec.reference_impl.diagnose import leave_out, reproduces, variant_ruleset
-
-        ok = bool(self.games)
-        for ruleset, setup, observations, marks in sorted(self.games, key=lambda g: not g[3]):
-            observations = _narrowed(leave_out(observations, [i for i, r in marks if id(r) in skip]),
-                                     [(i, r) for i, r in marks if id(r) not in skip])
-            try:
-                rs = variant_ruleset(ruleset.spec, ruleset.preset, {**ruleset.options, **change})
-            except DurakError:
-                ok = False
-                break
-            if not reproduces(rs, setup, observations):
-                ok = False
-                break
-        self._verdicts[key] = ok
-        return ok
+        if key not in self._verdicts:
+            games = sorted(self.games, key=lambda g: not g[3])
+            self._verdicts[key] = bool(games) and _reproduced(games, change, skip)
+        return self._verdicts[key]
 
     def explains(self, change: dict, records, others=()) -> bool:
         """The reference under each game's variant changed by `change` reproduces every game in
         which one of `records` shows, their differences included (those of `others` left out,
         as confirms does)."""
         mine = {id(r) for r in records}
-        skip = {id(r) for r in others} - mine
         games = [g for g in self.games if any(id(r) in mine for _, r in g[3])]
-        from durak_spec.reference_impl.diagnose import leave_out, reproduces, variant_ruleset
+        return bool(games) and _reproduced(games, change, {id(r) for r in others} - mine)
 
-        for ruleset, setup, observations, marks in games:
-            observations = _narrowed(leave_out(observations, [i for i, r in marks if id(r) in skip]),
-                                     [(i, r) for i, r in marks if id(r) not in skip])
-            try:
-                rs = variant_ruleset(ruleset.spec, ruleset.preset, {**ruleset.options, **change})
-            except DurakError:
-                return False
-            if not reproduces(rs, setup, observations):
-                return False
-        return bool(games)
+
+def _reproduced(games: list, change: dict, skip: set) -> bool:
+    """The reference under each game's variant changed by `change` reproduces each of `games`,
+    the observations at the differences of records `skip` (ids) left out, and those at the others
+    narrowed to what they compare."""
+    from durak_spec.reference_impl.diagnose import leave_out, reproduces, variant_ruleset
+
+    for ruleset, setup, observations, marks in games:
+        observations = _narrowed(leave_out(observations, [i for i, r in marks if id(r) in skip]),
+                                 [(i, r) for i, r in marks if id(r) not in skip])
+        try:
+            rs = variant_ruleset(ruleset.spec, ruleset.preset, {**ruleset.options, **change})
+        except DurakError:
+            return False
+        if not reproduces(rs, setup, observations):
+            return False
+    return True
 
 
 def _narrowed(observations: list, marks: list) -> list:
@@ -330,13 +322,7 @@ def _join_shown(records) -> None:
         rule = getattr(r, "rule", None)
         others = [a for a in _alternatives(r) if plain.get(a)]
         if others and not plain.get(rule):
-            chosen, given = max(others, key=lambda a: plain[a]), r.rule
-            r.rule = chosen
-            if isinstance(r.diagnosis, dict):
-                r.diagnosis["rule"] = chosen
-                for name in ("alternatives", "larger"):
-                    r.diagnosis[name] = [a for a in r.diagnosis.get(name) or [] if a != chosen]
-                r.diagnosis["also"] = list(dict.fromkeys([given] + (r.diagnosis.get("also") or [])))
+            _rename(r, max(others, key=lambda a: plain[a]))
 
 
 def _join_explained(groups: dict, advices: dict, evidence: Evidence) -> None:
@@ -357,13 +343,16 @@ def _join_explained(groups: dict, advices: dict, evidence: Evidence) -> None:
 
 
 def _rename(r, rule: str | None) -> None:
-    """The record now names `rule`; the rule it named is kept under `also`."""
+    """The record now names `rule`, no longer among its alternatives; the rule it named is kept
+    under `also`."""
     given = getattr(r, "rule", None)
     if given == rule:
         return
     r.rule = rule
     if isinstance(getattr(r, "diagnosis", None), dict):
         r.diagnosis["rule"] = rule
+        for name in ("alternatives", "larger"):
+            r.diagnosis[name] = [a for a in r.diagnosis.get(name) or [] if a != rule]
         r.diagnosis["also"] = list(dict.fromkeys([g for g in [given] if g] +
                                                  (r.diagnosis.get("also") or [])))
 
