@@ -671,6 +671,7 @@ class Session:
         self._diagnose(res, ruleset, case, observations[:at + 1], m, live=at == last)
         seen = {(res.rule, _kind(m)): res}
         marks = [(at, res)]  # each difference's observation, and the record reporting it
+        _besides(_record(res, at), m, seen, marks, res.differences)
         for m, at in found[1:]:
             if len(res.differences) >= MAX_DIFFERENCES:
                 break
@@ -680,6 +681,7 @@ class Session:
                            search=False)
             if (probe.rule, _kind(m)) in seen:
                 marks.append((at, seen[(probe.rule, _kind(m))]))
+                _besides(_record(probe, at), m, seen, marks, res.differences)
                 continue
             probe.message = m.message
             self._diagnose(probe, ruleset, case, observations[:at + 1], m, live=False,
@@ -688,6 +690,7 @@ class Session:
             seen[(probe.rule, _kind(m))] = record
             marks.append((at, record))
             res.differences.append(record)
+            _besides(record, m, seen, marks, res.differences)
         return marks
 
     # -- positions reached from a deal (conformance/fromdeal.py) -------------------------------
@@ -923,6 +926,25 @@ def _record(r: Result, at: int) -> dict:
     fields, and the index of its observation."""
     return {"step": r.step, "action": r.action, "check": r.check, "want": r.want, "have": r.have,
             "message": r.message, "rule": r.rule, "diagnosis": r.diagnosis, "observation": at}
+
+
+def _besides(record: dict, m: Mismatch, seen: dict, marks: list, out: list) -> None:
+    """The other rules the observation of a difference breaks as well (diagnose's `besides`: a
+    draw of other counts, dealt in another order too), each a difference of its own at the same
+    observation, kept in `out` unless one under that rule and of that kind is (`seen`)."""
+    diagnosis = record.get("diagnosis") or {}
+    for rule in diagnosis.get("besides") or []:
+        key = (rule, _kind(m))
+        if key not in seen:
+            if len(out) >= MAX_DIFFERENCES:
+                continue
+            said = f"no option explains this: rule {rule}"
+            seen[key] = {**record, "rule": rule, "message": f"{m.message}; {said}",
+                         "diagnosis": {**diagnosis, "rule": rule, "also": [diagnosis.get("rule")],
+                                       "as_if": [], "partly": [], "alternatives": [], "larger": [],
+                                       "besides": [], "message": said}}
+            out.append(seen[key])
+        marks.append((record["observation"], seen[key]))
 
 
 def _kind(m: Mismatch) -> str:

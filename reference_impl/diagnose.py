@@ -89,6 +89,8 @@ class Diagnosis:
     older: bool = field(default=False, repr=False)  # the difference is older than the step
     local: bool = False      # named by one player's record kept otherwise (a pass), not by a
     # change of the rule's clause: it fits this step, and what the engine did before tests it not
+    besides: list = field(default_factory=list)  # other rules the same observation breaks as
+    # well, each a difference of its own (a draw of other counts, dealt in another order)
 
     def message(self) -> str:
         if self.as_if:
@@ -1239,6 +1241,46 @@ def _order_explains(point: _Point, eng_hands: list) -> bool:
     return False
 
 
+def _order_too(point: _Point, eng: dict) -> bool:
+    """Where the engine drew other counts than the reference (draw.who), whether it drew in
+    another order too: the counts each seat drew in the engine, dealt from the talon in the
+    reference's draw order (decision draw_key, as primitives.replenish sorts it), do not give the
+    cards the engine holds, and dealt in another order they do. Copies are counted (two packs)."""
+    hands, before, after = eng.get("hands"), point.before.state, point.after.state
+    if not isinstance(hands, list) or len(hands) != after.n or \
+            not all(isinstance(h, list) for h in hands):
+        return False
+    drawn = []
+    for seat, hand in enumerate(hands):
+        mine = after.hands[seat]
+        kept = Counter(c.text for c in mine[:len(mine) - after.drew[seat]])
+        if kept - Counter(map(str, hand)):
+            return False
+        drawn.append(Counter(map(str, hand)) - kept)
+    seats = [seat for seat in range(after.n) if drawn[seat]]
+    if not 2 <= len(seats) <= 6:
+        return False
+    talon = [c.text for c in before.talon]
+
+    def deals(order) -> bool:
+        at = 0
+        for seat in order:
+            take = drawn[seat].total()
+            if Counter(talon[at:at + take]) != drawn[seat]:
+                return False
+            at += take
+        return True
+
+    at_draw = after.clone()  # the roles the draw read (primitives.replenish keeps them)
+    at_draw.attacker, at_draw.defender = after.last_attacker, after.last_defender
+    key = point.after.ruleset.decide_fns["draw_key"]
+    try:
+        own = sorted(seats, key=lambda seat: (key(at_draw, seat), seat))
+    except (DurakError, TypeError, ValueError, IndexError):
+        return False
+    return not deals(own) and any(deals(order) for order in permutations(seats))
+
+
 def _draw_rule(point: _Point, eng: dict, turn_up_rule: str) -> str | None:
     """draw.who or draw.order by what differs after a draw, or None when the cards kept from
     before the draw already differ (the difference is not the draw's); the rule placing the
@@ -1368,7 +1410,7 @@ def _hands_older(point: _Point, eng: dict) -> bool:
 
 def _field_finding(point: _Point, fields: list[str], eng: dict, engine_moved: bool) -> Diagnosis:
     """The rule deciding the earliest-stage field among `fields` (which differ)."""
-    candidates, alternatives = [], []
+    candidates, alternatives, besides = [], [], []
     for f in fields:
         stage = point.stages.get(f) if engine_moved and point.legal else None
         if stage is not None and stage[0] == STAGE["effect"] and f in ("hands", "hand_sizes") \
@@ -1388,8 +1430,11 @@ def _field_finding(point: _Point, fields: list[str], eng: dict, engine_moved: bo
         elif rule == "draw":
             turn_up = point.before.ruleset.decisions["trump_suit"].rule.id
             rule = _draw_rule(point, eng, turn_up) or point.stages.get("table", (0, None))[1]
+            order_rule = point.before.ruleset.decisions["draw_key"].rule.id
             if rule == turn_up and _order_explains(point, eng["hands"]):
-                alternatives.append(point.before.ruleset.decisions["draw_key"].rule.id)
+                alternatives.append(order_rule)
+            elif rule == point.before.ruleset.decisions["drawer"].rule.id and _order_too(point, eng):
+                besides.append(order_rule)
         candidates.append((stage[0], fields.index(f), f, rule))
     # a field no rule is known to decide (the trump a draw reveals) follows those with one
     candidates.sort(key=lambda c: (c[3] is None, c[:3]))
@@ -1401,10 +1446,12 @@ def _field_finding(point: _Point, fields: list[str], eng: dict, engine_moved: bo
     for role in ROLE_INPUTS & set(WORDS.findall(spec_rule.clause or "")) if spec_rule else ():
         if point.provenance.get(role) not in (None, rule):
             also.append(point.provenance[role])
-    decisions = [cr.rule.id for cr in point.before.ruleset.decisions.values()]
+    decisions_of = point.before.ruleset.decisions
+    decisions = [cr.rule.id for cr in decisions_of.values()]
     return Diagnosis(rule, f"state.{f}", f"state.{f} differs", also=list(dict.fromkeys(also)),
                      involved=decisions, alternatives=[r for r in alternatives if r != rule],
-                     older=candidates[0][0] == STAGE["older"])
+                     older=candidates[0][0] == STAGE["older"],
+                     besides=list(dict.fromkeys(besides)) if rule == decisions_of["drawer"].rule.id else [])
 
 
 def _role_fields(game: Game, legal: set[str]) -> dict:

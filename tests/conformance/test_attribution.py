@@ -745,3 +745,24 @@ def test_a_state_difference_is_confirmed_with_whether_the_engines_game_goes_on()
     assert narrowed[0] is seen[0]
     told = Observation("1 take", True, state={"attacker": 2})  # an engine that did not tell it
     assert _narrowed([told], [(0, {"check": "state.attacker"})])[0].state == {"attacker": 2}
+
+
+def test_a_draw_of_other_counts_in_another_order_breaks_both_draw_rules(spec, shipped_suite):
+    """An engine filling hands to seven that also draws counterclockwise: at the draw of
+    draw/order_clockwise_not_join_order the sizes differ (draw.who), and the counts it drew,
+    dealt in the reference's order, would not give the cards it holds, where dealt
+    counterclockwise they do: the draw order is broken `besides`, a difference of its own and so
+    a problem of its own (it was no problem's rule in bench/attribution.py --multi). Filling to
+    seven in the reference's order breaks who draws alone."""
+    [case] = [c for c in shipped_suite.cases if c.id == "draw/order_clockwise_not_join_order"]
+    rs = spec.ruleset("podkidnoy", dict(case.options or {}))
+    both = attribute(rs, case.setup, _engine_seen(
+        engine_class("draw_counterclockwise", "hand_size_seven")(), "podkidnoy", case, 10))
+    assert (both.rule, both.besides) == ("draw.who", ["draw.order"]), both
+    seven = attribute(rs, case.setup, _engine_seen(engine_class("hand_size_seven")(), "podkidnoy", case, 10))
+    assert (seven.rule, seven.besides) == ("draw.who", []), seven
+    names = "draw_counterclockwise+hand_size_seven+pile_on_any_time"
+    evidence = Evidence()
+    results = run_cases(spec, f"python:durak_spec.conformance.examples.mutants:{names}",
+                        jobs_of(shipped_suite, Selection(cases=(case.id,))), evidence=evidence)
+    assert sorted(p["rule"] for p in find_problems(results, evidence)) == ["draw.order", "draw.who"]
