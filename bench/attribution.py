@@ -21,7 +21,7 @@ advised (target: all).
     python bench/attribution.py --multi                 # only the engines with several bugs
     python bench/attribution.py --engine cap_five --engine trump_beats_only_trump+cap_five
     python bench/attribution.py --area defence --area limits
-    python bench/attribution.py --per-rule 3           # 3 cases naming each broken rule (a sample)
+    python bench/attribution.py --per-rule 3           # 3 cases each bug alone fails (a sample)
 """
 
 from __future__ import annotations
@@ -45,7 +45,9 @@ BROKEN = [("broken_no_cap", "NoAttackCap", ("max_attack_cards", None)),
           ("broken_draw_order", "DefenderDrawsFirst", None),
           ("broken_beat", "BeatAnySuit", None),
           ("broken_throw_in_rank", "ThrowInAnyRank", None),
-          ("broken_transfer_capacity", "TransferIgnoresCapacity", ("transfer_capacity_check", "none"))]
+          # not transfer_capacity_check = none: that value frees the passport's show too
+          # (transfer.passport_capacity), which this engine still bounds (transfer/passport_capacity)
+          ("broken_transfer_capacity", "TransferIgnoresCapacity", None)]
 
 # Engines with several rules broken at once: real bugs side by side, and an option value among them.
 MULTI = ["cover_earliest_only+attacker_again_after_take",
@@ -56,7 +58,8 @@ MULTI = ["cover_earliest_only+attacker_again_after_take",
          "cover_earliest_only+passed_player_adds+turn_up_drawn_first+named_suit_anywhere"
          "+first_attacker_highest_trump",
          "trump_beats_only_trump+take_when_all_beaten+beaten_off_skips_defender+out_before_draw"
-         "+no_cap"]
+         "+no_cap",
+         "draw_counterclockwise+hand_size_seven+pile_on_any_time"]
 
 
 def engines(multi_only: bool = False):
@@ -76,19 +79,75 @@ def engines(multi_only: bool = False):
     return out
 
 
-def per_rule(cases: list, rules: list, n: int) -> list:
-    """The first `n` of `cases` that name each of `rules` (hand-written cases of the rule's own
-    area first, then the other hand-written ones, then generated ones), in the suite's order; for
-    a rule no case names, the first `n` whole games (golden/*), which is said."""
+class _Plain(Session):
+    """A session that tells whether a case run differs, without diagnosing it (for the sample)."""
+
+    def _diagnose(self, res, *args, **kwargs) -> None:
+        return None
+
+
+def _singles() -> dict:
+    """{adapter of an engine breaking one rule: that rule}: the shipped broken engines and the
+    single-rule mutants."""
+    out = {}
+    for module, cls, _ in BROKEN:
+        mod = __import__(f"durak_spec.conformance.examples.{module}", fromlist=[cls])
+        out[f"python:durak_spec.conformance.examples.{module}:{cls}"] = getattr(mod, cls).breaks
+    out.update({f"python:durak_spec.conformance.examples.mutants:{m.name}": m.breaks for m in TABLE})
+    return out
+
+
+def per_rule(spec, cases: list, rows: list, n: int, selection: Selection) -> list:
+    """For each bug of the engines (each engine that breaks one rule, and each mutant of an engine
+    that combines several), the first `n` of `cases` that an engine with that bug alone fails:
+    a case naming the rule or reaching it is no case that exercises the bug (draw.order is
+    reached by every draw, and one case of the suite tells the order attackers joined in from
+    clockwise). Cases naming the bug's rule are tried first (hand-written ones of the rule's own
+    area first), then the rest of its area, then the other cases until one is found. Played
+    without diagnosis, which only a failure needs: a few seconds per bug. A bug no case
+    exercises is said loudly."""
+    singles = _singles()
+    bugs = []
+    for name, adapter, _, _ in rows:
+        parts = [adapter] if adapter in singles else \
+            [f"python:durak_spec.conformance.examples.mutants:{m}" for m in name.split("+")]
+        bugs += [a for a in parts if a in singles and a not in bugs]
     picked: set = set()
-    for rule in rules:
+    for adapter in bugs:
+        rule = singles[adapter]
+        area = rule.split(".")[0]
         naming = sorted((c for c in cases if rule in c.rules),
-                        key=lambda c: (c.generated is not None, c.id.split("/")[0] != rule.split(".")[0]))
-        if not naming:
-            naming = [c for c in cases if c.id.startswith("golden/")]
-            print(f"sample: no selected case names {rule}: {min(n, len(naming))} whole game(s) instead")
-        picked.update(c.id for c in naming[:n])
+                        key=lambda c: (c.generated is not None, c.id.split("/")[0] != area))
+        tiers = [naming, [c for c in cases if c.area == area and c not in naming],
+                 [c for c in cases if c.area != area and c not in naming]]
+        found = _exercising(spec, adapter, tiers, n, selection)
+        if not found:
+            print(f"sample: !! no selected case exercises {adapter.rsplit(':', 1)[-1]} "
+                  f"({rule}): its engines are not tested by this sample")
+        picked.update(found)
     return [c for c in cases if c.id in picked]
+
+
+def _exercising(spec, adapter: str, tiers: list, n: int, selection: Selection) -> list:
+    """Ids of the first `n` cases of `tiers` the engine fails under some variant; of the last
+    tier, only the first such case."""
+    session = _Plain(spec, make_adapter(adapter, TIMEOUT, spec), adapter_name=adapter,
+                     check_cases=False)
+    session.open()
+    found: list = []
+    try:
+        for i, tier in enumerate(tiers):
+            if found and (len(found) >= n or i == len(tiers) - 1):
+                break
+            for case in tier:
+                if any(session.run_case(case, v).status in ("fail", "error")
+                       for v in selection.variants_of(case)):
+                    found.append(case.id)
+                    if len(found) >= n or i == len(tiers) - 1:
+                        break
+    finally:
+        session.close()
+    return found
 
 
 def run(spec, cases, adapter: str, selection: Selection):
@@ -115,8 +174,8 @@ def main(argv=None) -> int:
     parser.add_argument("--every", type=int, default=1, metavar="N",
                         help="only every Nth selected case, in the suite's order (a sample)")
     parser.add_argument("--per-rule", type=int, default=0, metavar="N",
-                        help="only the first N selected cases that name each rule an engine "
-                             "breaks, hand-written ones first (a sample that tests every broken rule)")
+                        help="only the first N selected cases that an engine with each bug alone "
+                             "fails, those naming its rule first (a sample that tests every bug)")
     args = parser.parse_args(argv)
     spec = load_spec()
     suite = load_suite(spec)
@@ -133,10 +192,10 @@ def main(argv=None) -> int:
                              [m.as_option for m in mutants if m.as_option]))
     cases = [c for c in suite.cases if selection.picks(c)]
     if args.per_rule:
-        cases = per_rule(cases, sorted({r for row in rows for r in row[2]}), args.per_rule)
+        cases = per_rule(spec, cases, rows, args.per_rule, selection)
     cases = cases[::max(1, args.every)]
     print(f"sample: {len(cases)} of {len(suite.cases)} cases"
-          + (f", the first {args.per_rule} naming each broken rule" if args.per_rule else "")
+          + (f", the first {args.per_rule} that each bug alone fails" if args.per_rule else "")
           + (f", every {args.every}th" if args.every > 1 else ""))
     t0 = time.perf_counter()
     bugs = problems_all = problems_right = runs_all = runs_right = 0
@@ -168,6 +227,8 @@ def main(argv=None) -> int:
                   f"{'advice: ' + advice if advice else ''}", flush=True)
         if missed:
             print(f"      missed: {', '.join(missed)}")
+        if not failing:
+            print(f"      !! no failing run: the sample does not test {name}")
         bugs += len(broken)
         problems_all += len(problems)
         problems_right += len(named)

@@ -766,3 +766,20 @@ def test_a_draw_of_other_counts_in_another_order_breaks_both_draw_rules(spec, sh
     results = run_cases(spec, f"python:durak_spec.conformance.examples.mutants:{names}",
                         jobs_of(shipped_suite, Selection(cases=(case.id,))), evidence=evidence)
     assert sorted(p["rule"] for p in find_problems(results, evidence)) == ["draw.order", "draw.who"]
+
+
+def test_the_attribution_benchs_sample_holds_a_case_each_bug_alone_fails(spec, shipped_suite):
+    """bench/attribution.py --per-rule N picked the first N cases naming each broken rule, and
+    three engines had no failing run on it: the first cases naming draw.order draw clockwise as
+    the attackers joined, and only draw/order_clockwise_not_join_order tells the join order
+    apart. The sample now holds, for each bug, cases an engine with that bug alone fails."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "attribution.py"
+    loaded = importlib.util.spec_from_file_location("attribution_bench", path)
+    bench = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(bench)
+    rows = [r for r in bench.engines() if r[0] == "draw_in_join_order"]
+    picked = bench.per_rule(spec, list(shipped_suite.cases), rows, 1, Selection())
+    assert [c.id for c in picked] == ["draw/order_clockwise_not_join_order"]
