@@ -206,9 +206,11 @@ class MutantEngine(ReferenceEngine):
         verdict = super().apply(action)
         verdict.pop("rule", None)
         if verdict["accepted"] and isinstance(action, str):
-            for m in self.mutants:
-                if m.quirk and QUIRKS[m.quirk][1]:
-                    QUIRKS[m.quirk][1](self.game, action)
+            after = [QUIRKS[m.quirk][1] for m in self.mutants if m.quirk and QUIRKS[m.quirk][1]]
+            for quirk in after:
+                quirk(self.game, action)
+            if after:  # the legal actions listed before the quirk changed the state
+                self.game._refresh()
         return verdict
 
     def legal(self) -> dict:

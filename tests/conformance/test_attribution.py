@@ -783,3 +783,25 @@ def test_the_attribution_benchs_sample_holds_a_case_each_bug_alone_fails(spec, s
     rows = [r for r in bench.engines() if r[0] == "draw_in_join_order"]
     picked = bench.per_rule(spec, list(shipped_suite.cases), rows, 1, Selection())
     assert [c.id for c in picked] == ["draw/order_clockwise_not_join_order"]
+
+
+def test_the_join_order_mutant_plays_on_from_a_mid_deal_position_after_its_draw():
+    """draw_in_join_order deals the bout's draw again in its own order: the actions it lists and
+    accepts afterwards are those of the hands it dealt (it listed the reference's, and accepting
+    `2 attack JD`, a card its draw gave seat 3, raised ValueError from a mid-deal position)."""
+    engine = engine_class("draw_in_join_order")()
+    engine.start({"preset": "podkidnoy", "options": {}}, {
+        "hands": [["6C", "7D", "9D", "6H"], ["KS", "7C", "9C"], ["7S", "JC", "AD", "7H", "9H"],
+                  ["9S", "AC", "JH", "KH"]],
+        "talon": ["TC", "AS", "JD", "AH", "JS", "6D", "KC", "QD", "QS", "6S", "8H", "8D"],
+        "trump": "8D", "dealer": 3, "attacker": 0, "defender": 1, "discard": 0,
+        "table": [["8C", "QC"], ["8S", "TS"], ["TH", "KD"], ["TD", None], ["QH", None]]})
+    for action in ("3 throw KH", "1 take"):
+        assert engine.apply(action)["accepted"]
+    hands = engine.state()["state"]["hands"]
+    assert "JD" not in hands[2] and "JD" in hands[3]  # drawn by 3, who joined before 2
+    listed = engine.legal()["actions"]
+    cards = [a.split() for a in listed if len(a.split()) > 2]
+    assert cards and all(words[2] in hands[int(words[0])] for words in cards)
+    assert engine.apply("2 attack JD")["accepted"] is False
+    assert engine.apply(next(a for a in listed if a.startswith("2 attack")))["accepted"]
