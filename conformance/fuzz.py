@@ -64,6 +64,7 @@ from durak_spec.reference_impl.diagnose import diagnose as counterfactual
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.model import rule_options
+from durak_spec.reference_impl.simulate import STEP_LIMIT
 from durak_spec.reference_impl.state import Action
 from durak_spec.reference_impl.vocab import CARD_KINDS
 from durak_spec.reference_impl.yamlio import InputError, load_file
@@ -78,6 +79,8 @@ CARD_TESTS = 24      # engine runs spent dropping cards from a shrunk deal
 SYNC_EVERY = 50      # games between looks at a shared database for other workers' finds
 YOUNG = 10_000       # allocations between collections of the youngest generation, in a campaign
 CAUSES = 4           # earlier signatures replayed as agreed, at most, to settle what one follows
+CONFIRM_GAMES = 10   # games played where the campaign did not look, to confirm one advice
+CONFIRM_VALUES = 3   # other values of an advised option the engine is sent in them, at most
 SEED_EVERY = 10      # every this many games, a game starts from the generated boundary case of a
                      # clause side not reached yet (from a deal, for an engine without positions)
 
@@ -481,19 +484,82 @@ class Campaign:
             entry.explained[cause.signature] = change
         entry.follows_from = sorted(found)
 
+    # -- advice ------------------------------------------------------------------------------
+    def plays_as(self, change: dict, others: set) -> bool:
+        """Whether the engine plays as the reference under the campaign's variant changed by
+        `change` where the campaign did not look: the evidence (confirm_advice) holds only steps
+        the campaign's variant reaches, and two values of an option may part only beyond them (a
+        defender left with no card, where no bound of the hand at the start of the bout lets a
+        game go). CONFIRM_GAMES random games from new deals in lockstep with the reference under
+        the changed variant, the engine sent the campaign's variant, then as many with each
+        option of `change` sent at another of its values (at most CONFIRM_VALUES): a house rule is
+        what the engine plays whatever it is sent, as durak check sees it run under every
+        preset's value; an engine that plays another value where it is sent one reads the option,
+        and what it plays under the campaign's is a bug of it (no_hand_bound frees only the bound
+        of the hand at the start of the bout). A divergence of another root cause (`others`, its
+        signatures) or an engine error refutes nothing. Deterministic: the games' seeds come from
+        the campaign's seed and the change."""
+        key = (tuple(sorted((k, repr(v)) for k, v in change.items())), frozenset(others))
+        cache = self.__dict__.setdefault("_plays_as", {})
+        if key in cache:
+            return cache[key]
+        base = dict(self.lock.variant["options"])
+        try:
+            reference = self.spec.ruleset(self.preset, {**self.options, **change})
+        except DurakError:
+            cache[key] = False
+            return False
+        sends = [base]
+        for option, value in change.items():
+            known = self.spec.options.get(option)
+            values = [v for v in (known.values if known is not None else [])
+                      if v != value and v != base.get(option)]
+            for other in values[:CONFIRM_VALUES]:
+                try:
+                    self.spec.ruleset(self.preset, {**self.options, option: other})
+                except DurakError:
+                    continue
+                sends.append({**base, option: other})
+        rng = random.Random(f"{self.seed_value} {key[0]}")
+        self._scratch_coverage = ClauseCoverage(reference, self.players)
+        plays = True
+        for sent in sends:
+            for game in range(CONFIRM_GAMES):
+                n = self.players[game % len(self.players)]
+                try:
+                    setup = Setup.deal(reference, n, rng.randrange(2**31)).to_json()
+                except DurakError:
+                    continue
+                seen = self._occurrences(setup, None, random.Random(rng.getrandbits(64)),
+                                         limit=STEP_LIMIT, ruleset=reference, sent=sent)
+                if any(d.kind != "error" and d.signature not in others for d in seen):
+                    plays = False
+                    break
+            if not plays:
+                break
+        cache[key] = plays
+        return plays
+
     # -- shrinking ---------------------------------------------------------------------------
     def _occurrences(self, setup_json: dict, steps: list | None, rng=None,
-                     limit: int | None = None, ruleset=None) -> list[Divergence]:
+                     limit: int | None = None, ruleset=None, sent: dict | None = None
+                     ) -> list[Divergence]:
         """The divergences the engine shows when the witness (setup, steps) is played again, or
         in a random game of at most `limit` steps from the setup (`steps` None); with the
         reference under `ruleset` instead of the campaign's (the engine is sent the campaign's
-        variant all the same)."""
+        variant all the same, or the options `sent`). What the engine agreed on under another
+        ruleset is no evidence of the campaign's (Lockstep.observed)."""
         found: list[Divergence] = []
         lock = self.lock
         saved = (lock.on_divergence, lock.coverage, lock.wants, lock._sampled, lock.avoid_probe,
-                 lock.avoid_after, lock.run, lock.since_sync, lock.pending, lock.ruleset)
+                 lock.avoid_after, lock.run, lock.since_sync, lock.pending, lock.ruleset,
+                 lock.variant, lock.observed, lock._observing, lock._current, lock._segments,
+                 lock._stride)
         if ruleset is not None:
             lock.ruleset = ruleset
+            lock.observed, lock._observing, lock._current = [], None, None
+        if sent is not None:
+            lock.variant = {**lock.variant, "options": sent}
         lock.on_divergence, lock.coverage = found.append, self._scratch_coverage
         starts = len(lock.starts)  # a replay's starts are no campaign's evidence
         lock._sampled, lock.avoid_probe, lock.avoid_after = {}, set(), set()
@@ -510,7 +576,9 @@ class Campaign:
             return []
         finally:
             (lock.on_divergence, lock.coverage, lock.wants, lock._sampled, lock.avoid_probe,
-             lock.avoid_after, lock.run, lock.since_sync, lock.pending, lock.ruleset) = saved
+             lock.avoid_after, lock.run, lock.since_sync, lock.pending, lock.ruleset,
+             lock.variant, lock.observed, lock._observing, lock._current, lock._segments,
+             lock._stride) = saved
             del lock.starts[starts:]
             self.lock.steps = steps_before
         return found
@@ -1210,7 +1278,12 @@ def confirm_advice(camp, entries: list) -> None:
         if not candidates:
             continue
         others = [o for o in every if not any(o is f for f in mine)]
-        advice = confirmed_advice([dict(c) for c in candidates[:MAX_CANDIDATES]], evidence, others)
+        theirs = {o.signature for o in others}
+        # the run's evidence first (replays of the reference), then games where it did not look
+        candidates = [dict(c) for c in candidates[:MAX_CANDIDATES]]
+        candidates = [c for c in candidates if evidence.confirms(c, others) and
+                      camp.plays_as(c, theirs)]
+        advice = confirmed_advice(candidates, evidence, others)
         for f in mine:
             if f.as_if or f is e:
                 f.advice = advice

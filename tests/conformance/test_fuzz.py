@@ -388,6 +388,9 @@ def test_advice_on_a_first_attacker_is_confirmed_by_every_deal_the_engine_starte
                                      "", alike.to_json(), [], 4), as_if=[house_rule])
             entry.observed = [Observation(None, True, state={"attacker": first})]
             return entry
+        # the deals the engine starts alone show it here: games where the campaign did not
+        # look (Campaign.plays_as) would refute the advice too
+        camp.plays_as = lambda change, others: True
         alone = witness()
         confirm_advice(camp, [alone])
         camp.lock.starts = [(other, Observation(None, True, state={"attacker": second}),
@@ -816,3 +819,23 @@ def test_a_state_witness_keeps_the_engines_game_going_so_no_early_end_explains_i
     assert all(e.witness.finished is False and e.advice is None for e in found)
     assert not any("plays as if" in (e.witness.diagnosis or "") for e in found), \
         [e.witness.diagnosis for e in found]
+
+
+def test_advice_is_confirmed_by_games_where_the_campaign_did_not_look(spec, tmp_path):
+    """no_hand_bound frees the attack where podkidnoy bounds it by the defender's hand at the start
+    of the bout, and keeps the bound another variant asks for. Its campaign's evidence cannot tell
+    defender_hand_bound = defender_has_card from none (they part only at a defender left with no
+    card, beyond podkidnoy's bound), and fuzz advised the first while check gave none: games under
+    the advised value refute defender_has_card (the engine adds to an empty-handed defender), games
+    with the engine sent another bound refute none (it keeps that bound), as check's runs under
+    other presets do. A mutant that plays max_attack_cards = 5 whatever it is sent keeps its
+    advice."""
+    name = f"python:{EXAMPLES}.mutants:no_hand_bound"
+    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=60, players=(4,), diagnosis=30.0,
+                   shrink=False)
+    explained = [e for e in flat(result.entries) if e.as_if]
+    assert {"defender_hand_bound": "defender_has_card"} in [c for e in explained for c in e.as_if]
+    assert [e.advice for e in flat(result.entries)] == [None] * len(flat(result.entries))
+    result = _fuzz(spec, f"python:{EXAMPLES}.mutants:cap_five", "podkidnoy", tmp_path / "cap",
+                   games=60, players=(4,), diagnosis=30.0, shrink=False)
+    assert [e.advice for e in result.entries] == [{"max_attack_cards": 5}]
