@@ -1160,8 +1160,15 @@ def merge_renamed(entries: list) -> list:
         have.follows_from = [s for s in have.follows_from if s in e.follows_from]
         have.explained = {s: c for s, c in have.explained.items() if s in have.follows_from}
         have.replayed |= e.replayed
-        have.plain |= e.plain
-        have.alternatives += [a for a in e.alternatives if a not in have.alternatives]
+        # one renamed by an option value the run does not confirm shows its new rule no more
+        # plainly joined than alone (group_causes): the rule it was named by explains it as well
+        # (a refused cover of the earliest-card engine, which trump = none explains, joined to the
+        # covers refused by defence.beat made that rule plain, and a signature of its own)
+        unconfirmed = [x.renamed_from for x in (have, e) if x.renamed_from and not x.advice]
+        have.plain = any(x.plain and not (x.renamed_from and not x.advice) for x in (have, e))
+        have.renamed_from = None
+        have.alternatives += [a for a in unconfirmed + e.alternatives
+                              if a not in have.alternatives and a != have.witness.rule]
         if e.witness.length < have.witness.length:
             have.witness, have.observed, have.found_length = e.witness, e.observed, e.found_length
         have.as_if = have.as_if or e.as_if
