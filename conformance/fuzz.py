@@ -1285,12 +1285,15 @@ def confirm_advice(camp, entries: list) -> None:
         if not candidates:
             continue
         others = [o for o in every if not any(o is f for f in mine)]
-        theirs = {o.signature for o in others}
-        # the run's evidence first (replays of the reference), then games where it did not look
         candidates = [dict(c) for c in candidates[:MAX_CANDIDATES]]
-        candidates = [c for c in candidates if evidence.confirms(c, others) and
-                      camp.plays_as(c, theirs)]
         advice = confirmed_advice(candidates, evidence, others)
+        if advice is not None:
+            # then games where the run did not look, over the values of the advised option that
+            # the evidence does not tell apart (the nearest first); they never single out one of
+            # two options the run cannot tell apart (no advice)
+            theirs = {o.signature for o in others}
+            advice = next((c for c in candidates if set(c) == set(advice) and
+                           evidence.confirms(c, others) and camp.plays_as(c, theirs)), None)
         for f in mine:
             if f.as_if or f is e:
                 f.advice = advice
