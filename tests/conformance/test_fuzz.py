@@ -17,7 +17,7 @@ from durak_spec.conformance.cases import HERE, load_suite
 from durak_spec.conformance.coverage import summary
 from durak_spec.conformance.examples.mutants import MUTANTS
 from durak_spec.conformance.fuzz import _agrees, _deal_of, flat, fuzz
-from durak_spec.conformance.lockstep import Lockstep
+from durak_spec.conformance.lockstep import Lockstep, text_of
 from durak_spec.conformance.transport import make_adapter
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.tools.cli import cli
@@ -861,3 +861,33 @@ def test_advice_is_confirmed_by_games_where_the_campaign_did_not_look(spec, tmp_
     result = _fuzz(spec, f"python:{EXAMPLES}.mutants:cap_five", "podkidnoy", tmp_path / "cap",
                    games=60, players=(4,), diagnosis=30.0, shrink=False)
     assert [e.advice for e in result.entries] == [{"max_attack_cards": 5}]
+
+
+def test_games_where_the_run_did_not_look_refute_advice_but_never_choose_between_options(spec):
+    """Two options that the run's evidence cannot tell apart give no advice (problems.
+    confirmed_advice); the games of Campaign.plays_as only refute the advice chosen, or let a
+    further value of its option take its place. pile_on_any_time at 2 players plays as
+    pile_on = any_time and as opening = same_rank_multi; refuting the first advised the second."""
+    from types import SimpleNamespace
+
+    from durak_spec.conformance.fuzz import Entry, confirm_advice
+    from durak_spec.conformance.lockstep import Divergence
+    from durak_spec.reference_impl.diagnose import Observation
+    rs = spec.ruleset("podkidnoy")
+    setup = Setup.deal(rs, 2, 7)
+    first = Game(rs, setup).legal_actions()[0]
+    lock = SimpleNamespace(ruleset=rs, observed=[(setup, [Observation(text_of(first), True)])],
+                           starts=[])
+    refuted = {"pile_on": "any_time"}
+    camp = SimpleNamespace(lock=lock, plays_as=lambda change, others: change != refuted)
+
+    def entry(as_if):
+        return Entry(Divergence("legal-extra", "throw_in.timing", "throw", None, [], [], "", {},
+                                [], 2), as_if=as_if)
+    for as_if, advice in (([refuted, {"opening": "same_rank_multi"}], None),
+                          ([refuted, {"pile_on": "when_all_beaten"}], {"pile_on": "when_all_beaten"}),
+                          ([{"max_attack_cards": 5}, {"max_attack_cards": None}],
+                           {"max_attack_cards": 5})):
+        e = entry(as_if)
+        confirm_advice(camp, [e])
+        assert e.advice == advice, as_if
