@@ -496,8 +496,10 @@ class Campaign:
         what the engine plays whatever it is sent, as durak check sees it run under every
         preset's value; an engine that plays another value where it is sent one reads the option,
         and what it plays under the campaign's is a bug of it (no_hand_bound frees only the bound
-        of the hand at the start of the bout). A divergence of another root cause (`others`, its
-        signatures) or an engine error refutes nothing. Deterministic: the games' seeds come from
+        of the hand at the start of the bout). A divergence under a rule of another root cause
+        (`others`: their rules and the rules that explain them as well, not this one's: a trump
+        that beats no plain card shows as defence.target too) or an engine error refutes
+        nothing. Deterministic: the games' seeds come from
         the campaign's seed and the change."""
         key = (tuple(sorted((k, repr(v)) for k, v in change.items())), frozenset(others))
         cache = self.__dict__.setdefault("_plays_as", {})
@@ -532,7 +534,7 @@ class Campaign:
                     continue
                 seen = self._occurrences(setup, None, random.Random(rng.getrandbits(64)),
                                          limit=STEP_LIMIT, ruleset=reference, sent=sent)
-                if any(d.kind != "error" and d.signature not in others for d in seen):
+                if any(d.kind != "error" and d.rule not in others for d in seen):
                     plays = False
                     break
             if not plays:
@@ -1291,7 +1293,8 @@ def confirm_advice(camp, entries: list) -> None:
             # then games where the run did not look, over the values of the advised option that
             # the evidence does not tell apart (the nearest first); they never single out one of
             # two options the run cannot tell apart (no advice)
-            theirs = {o.signature for o in others}
+            ours = {f.witness.rule for f in mine}
+            theirs = {r for o in others for r in [o.witness.rule] + list(o.alternatives)} - ours
             advice = next((c for c in candidates if set(c) == set(advice) and
                            evidence.confirms(c, others) and camp.plays_as(c, theirs)), None)
         for f in mine:
