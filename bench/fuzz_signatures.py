@@ -16,7 +16,8 @@ For single-rule mutants of the reference and engines that combine several
 The totals give signatures per bug found (target 1: one root cause, one signature), the bugs
 found shown as exactly one signature under their rule, right rule per signature, problems per
 bug, and wrong advice (target 0; a mutant that claims no option value counts any advice as
-wrong, though no_hand_bound does play defender_hand_bound = defender_has_card under podkidnoy).
+wrong: no_hand_bound plays defender_hand_bound = none under podkidnoy, not defender_has_card, and
+keeps the bound another value asks for, so no value is its house rule, as durak check finds).
 
     python bench/fuzz_signatures.py                  # every engine, 200 games, 2 and 4 players
     python bench/fuzz_signatures.py --engine trump_beats_only_trump+cap_five --players 3
