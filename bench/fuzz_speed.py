@@ -17,6 +17,14 @@ on this checkout and on REV, each in a process of its own (the trees as bench/pl
 --baseline builds them), alternating round by round, and prints the ratio of their CPU games/s
 (issue 26's target: at least 2x, against 3ca4f9e). Run: python bench/fuzz_speed.py --baseline
 3ca4f9e
+
+CPU time on the shared machine differs by 10 % and more from one run to the next; with --machine
+(and --baseline) it counts machine instructions instead, with valgrind (callgrind) as
+bench/opcount.py --machine does: per game of a campaign of --games games, a worker process that
+plays them less one whose campaign plays none, both after the same 10 warm-up games, with
+PYTHONHASHSEED 0 and the code cache filled first. It repeats to about 0.1 % whatever the load
+(valgrind runs Python about 50 times slower: --games 100 takes a few minutes).
+Run: python bench/fuzz_speed.py --baseline 3ca4f9e --machine --games 100
 """
 
 from __future__ import annotations
@@ -25,6 +33,8 @@ import argparse
 import json
 import os
 import random
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -84,7 +94,31 @@ def worker(games: int, seed_value: int) -> None:
     print(json.dumps([games, steps, time.process_time() - cpu]))
 
 
-def against_baseline(rev: str, games: int, repeats: int) -> int:
+def _instructions(path: Path, cache: Path, games: int, seed_value: int) -> tuple[int, int]:
+    """Machine instructions (valgrind) of a worker importing durak_spec from `path`, and the
+    steps it judged."""
+    env = {**os.environ, "PYTHONPATH": str(path), "PYTHONHASHSEED": "0",
+           "DURAK_CACHE_DIR": str(cache)}
+    run = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                          sys.executable, __file__, "--worker", "--games", str(games), "--seed",
+                          str(seed_value)], capture_output=True, text=True, env=env, cwd=cache)
+    found = re.search(r"Collected\s*:\s*(\d+)", run.stderr)
+    if run.returncode or not found:
+        raise SystemExit(f"valgrind failed:\n{run.stderr[-2000:]}")
+    return int(found.group(1)), json.loads(run.stdout.splitlines()[-1])[1]
+
+
+def machine(path: Path, games: int) -> tuple[float, int]:
+    """Machine instructions per game of the in-process campaign (games from seed 0), and its
+    steps: a worker playing `games` games less one playing none, the code cache filled first."""
+    with tempfile.TemporaryDirectory() as cache:
+        _instructions(path, Path(cache), 0, 0)
+        none, _ = _instructions(path, Path(cache), 0, 0)
+        total, steps = _instructions(path, Path(cache), games, 0)
+    return (total - none) / games, steps
+
+
+def against_baseline(rev: str, games: int, repeats: int, count: bool = False) -> int:
     sys.path.insert(0, str(Path(__file__).parent))
     from playouts import PACKAGE_FOLDERS, ROOT, _tree
 
@@ -94,6 +128,18 @@ def against_baseline(rev: str, games: int, repeats: int) -> int:
         for folder in PACKAGE_FOLDERS:
             (here / folder).symlink_to(ROOT / folder)
         paths = {"baseline": _tree(rev, Path(tmp) / "baseline"), "this checkout": here.parent}
+        if count:
+            if shutil.which("valgrind") is None:
+                raise SystemExit("--machine needs valgrind (apt-get install valgrind)")
+            per = {}
+            for name, path in paths.items():
+                per[name], steps = machine(path, games)
+                print(f"{name:14s}: {per[name]:14,.0f} machine instructions per game "
+                      f"({games} games, {steps} steps)", flush=True)
+            print(f"in process, two-player podkidnoy, machine instructions per game, {rev} / "
+                  f"this checkout: {per['baseline'] / per['this checkout']:.2f}x "
+                  "(target, issue 26: >= 2x in games/s)")
+            return 0
         best: dict = {}
         for r in range(repeats):
             for name, path in paths.items():
@@ -118,13 +164,17 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--baseline", metavar="REV",
                         help="time the in-process campaign against git revision REV")
+    parser.add_argument("--machine", action="store_true",
+                        help="with --baseline: count machine instructions with valgrind instead")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         return worker(args.games, args.seed)
     if args.baseline:
-        raise SystemExit(against_baseline(args.baseline, args.games, args.repeats))
+        raise SystemExit(against_baseline(args.baseline, args.games, args.repeats, args.machine))
+    if args.machine:
+        raise SystemExit("--machine goes with --baseline REV")
     spec = load_spec()
     best: dict[str, tuple[float, float]] = {}
     for r in range(args.repeats):
