@@ -138,8 +138,11 @@ def _others(found) -> tuple:
                                if r != found.rule))
 
 
-def _same(have, want: set) -> bool:
-    """The engine's legal list is the reference's set (the common case, checked cheaply)."""
+def _same(have, want: set, listed: list | None = None) -> bool:
+    """The engine's legal list is the reference's set (the common case, checked cheaply: first
+    against `listed`, the reference's own list of the set's texts, when it is given)."""
+    if listed is not None and type(have) is list and have == listed:
+        return len(listed) == len(want)  # `want` is set(listed): equal unless listed repeats
     try:
         return type(have) is list and len(have) == len(want) and want.issuperset(have) and \
             len(set(have)) == len(want)
@@ -178,6 +181,11 @@ def _split(want: set, have: set) -> dict:
     return out
 
 
+def _done(texts: list) -> list:
+    """The steps the engine accepted as the reference did, `texts`, as a witness's steps."""
+    return [{"do": t, "expect": "accept"} for t in texts]
+
+
 EVIDENCE_SEGMENTS = 300  # segments (a deal or a position, and what the engine played from it)
 EVIDENCE_STEPS = 400     # kept per segment
 
@@ -194,6 +202,7 @@ class Planned:
     rule: str = ""                # the rule that refuses it, for a probe
     view: dict | None = None      # the reference's state after it (when the engine shows state)
     legal: set | None = None      # the reference's legal set after it (when the engine lists it)
+    listed: list | None = None    # ... as the reference lists it (its texts in the legal order)
     extra: tuple = ()             # a one-move opening's further cards: throws by the opener
     dropped: int = 0              # steps of a script left out before it (the model has no room)
 
@@ -431,9 +440,10 @@ class Lockstep:
                 legal = sendable(g)
                 if legal_level:
                     try:  # each action's text, known once it has been listed before
-                        p.legal = set(map(texts.__getitem__, legal))
+                        listed = list(map(texts.__getitem__, legal))
                     except KeyError:
-                        p.legal = {text_of(a) for a in legal}
+                        listed = [text_of(a) for a in legal]
+                    p.listed, p.legal = listed, set(listed)
             plan.append(p)
         return plan, checkpoints
 
@@ -795,9 +805,9 @@ class Lockstep:
                              alternatives=alternatives if named == rule else ())
         return have_set
 
-    def _note(self, seg: _Segment, obs: Observation) -> None:
-        """Keep one step the engine agreed on (its verdict, and its legal set when it was the
-        reference's), in the segment's list."""
+    def _note(self, seg: _Segment, text: str, accepted: bool = True, legal: list | None = None) -> None:
+        """Keep one step the engine agreed on (its verdict, and `legal`, its legal set when it was
+        the reference's), in the segment's list; the Observation is built only when kept."""
         if not self._canonical:
             return
         if self._observing is not seg:
@@ -809,8 +819,9 @@ class Lockstep:
             self.observed.append((seg.setup, self._current))
             if len(self.observed) > EVIDENCE_SEGMENTS:
                 self.observed, self._stride = self.observed[::2], self._stride * 2
-        if self._current is not None and len(self._current) < EVIDENCE_STEPS:
-            self._current.append(obs)
+        current = self._current
+        if current is not None and len(current) < EVIDENCE_STEPS:
+            current.append(Observation(text, accepted, legal=None if legal is None else list(legal)))
 
     # -- one game ------------------------------------------------------------------------------
     def play(self, setup: Setup, rng: random.Random, fixed: list | None = None,
@@ -891,7 +902,7 @@ class Lockstep:
         """('done', n, _) when every step matched, ('cut', j, avoid) to go back to the reference
         after j steps and avoid an action there, ('abandon', j, _) to give the game up."""
         state, legal = self.state_level, self.legal_level
-        steps: list = []
+        done: list = []  # the texts of the steps accepted so far (_done: as a witness's steps)
         cursor: list = [0, None]
         agree = self.agree
         for j, p in enumerate(plan):
@@ -900,7 +911,8 @@ class Lockstep:
             if j >= len(entries):
                 self._report("error", "", p.action, "an entry per action",
                              f"{len(entries)} entries for {len(plan)} actions",
-                             f"the engine answered {len(entries)} of {len(plan)} actions", seg, steps,
+                             f"the engine answered {len(entries)} of {len(plan)} actions", seg,
+                             _done(done),
                              token="step-entries")
                 return "abandon", j, set()
             e = entries[j]
@@ -914,7 +926,7 @@ class Lockstep:
                     reason = f" ({e['reason']})" if e.get("reason") else ""
                     kind, want, have = "verdict-rejects", "accepted", f"rejected{reason}"
                     message = f"{p.text}: the reference accepts it, the engine rejects it{reason}"
-                    found = self._attribute(seg, steps + [{"do": p.text, "expect": "accept"}],
+                    found = self._attribute(seg, _done(done) + [{"do": p.text, "expect": "accept"}],
                                             Observation(p.text, False, legal=_group_only(
                                                 g, None if agree is None else self._completed(g, agree),
                                                 p.action.kind)),
@@ -928,34 +940,35 @@ class Lockstep:
                     kind, want, have = "verdict-accepts", f"rejected by {rule}", "accepted"
                     message = f"{p.text}: the reference rejects it by {rule}, the engine accepts it"
                 self._report(kind, rule, p.action, want, have, message, seg,
-                             steps + [{"do": p.text, "expect": expect}], texts=[p.text],
+                             _done(done) + [{"do": p.text, "expect": expect}], texts=[p.text],
                              alternatives=alternatives)
                 self.agree = agree
                 return "cut", j, {p.text}
             if not accepted:
                 if not fixed:
-                    self._note(seg, Observation(p.text, False))
+                    self._note(seg, p.text, False)
                 continue
-            steps.append({"do": p.text, "expect": "accept"})
+            done.append(p.text)
             if state and e.get("state") != p.view:  # (always, once over: p.view has no roles)
                 listed = e.get("legal") if legal and isinstance(e.get("legal"), list) else None
                 if listed is not None and not self._canonical:
                     listed = sorted(self._completed(self._game_at(checkpoints, plan, j + 1, cursor),
                                                     {" ".join(str(a).split()) for a in listed}))
-                if not self._check_state(p.view, e.get("state"), p.action, seg, steps, listed):
+                if not self._check_state(p.view, e.get("state"), p.action, seg, _done(done),
+                                         listed):
                     self.agree = None
                     if not fixed:
-                        self._note(seg, Observation(p.text, True))
+                        self._note(seg, p.text, True)
                     return ("cut", j + 1, set()) if self.positions else ("abandon", j, set())
-            agreed = legal and _same(e.get("legal"), p.legal)
+            agreed = legal and _same(e.get("legal"), p.legal, p.listed)
             if not fixed:
-                self._note(seg, Observation(p.text, True, legal=list(e["legal"]) if agreed else None))
+                self._note(seg, p.text, True, e["legal"] if agreed else None)
             if legal:
                 have = e.get("legal")
                 agree = None
                 if not agreed:
                     g = self._game_at(checkpoints, plan, j + 1, cursor)
-                    have_set = self._check_legal(g, p.legal, have, seg, steps)
+                    have_set = self._check_legal(g, p.legal, have, seg, _done(done))
                     if have_set is None:
                         return "abandon", j, set()
                     agree = have_set

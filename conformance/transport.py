@@ -265,9 +265,12 @@ class PythonAdapter(Adapter):
         if self.checked:
             _check_json(result, "step")
         steps = result.get("steps") if isinstance(result, dict) else None
-        if isinstance(steps, list) and any(isinstance(e, dict) and isinstance(e.get("legal"), list)
-                                           and len(e["legal"]) > MAX_ACTIONS for e in steps):
-            raise EngineFault("flood", f"listed more than {MAX_ACTIONS:,} legal actions")
+        if isinstance(steps, list):
+            for e in steps:  # a plain loop, run for every step of the fuzzer's stretches
+                if isinstance(e, dict):
+                    listed = e.get("legal")
+                    if isinstance(listed, list) and len(listed) > MAX_ACTIONS:
+                        raise EngineFault("flood", f"listed more than {MAX_ACTIONS:,} legal actions")
         return Reply("result", result)
 
     def call(self, cmd: str, **args) -> Reply:

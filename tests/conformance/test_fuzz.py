@@ -824,7 +824,8 @@ def test_the_evidence_for_advice_is_spread_over_the_whole_campaign():
     kept = [setup for setup, _ in lock.observed]
     assert len(kept) <= EVIDENCE_SEGMENTS and kept[-1] >= total - lock._stride
     assert kept == list(range(0, total, lock._stride)) and lock._stride > 1
-    assert all(obs == [f"step of {i}", f"next step of {i}"] for i, obs in lock.observed)
+    assert all([o.action for o in obs] == [f"step of {i}", f"next step of {i}"]
+               for i, obs in lock.observed)
 
 
 def test_a_state_witness_keeps_the_engines_game_going_so_no_early_end_explains_it(spec, tmp_path):
