@@ -138,11 +138,8 @@ def _others(found) -> tuple:
                                if r != found.rule))
 
 
-def _same(have, want: set, listed: list | None = None) -> bool:
-    """The engine's legal list is the reference's set (the common case, checked cheaply: first
-    against `listed`, the reference's own list of the set's texts, when it is given)."""
-    if listed is not None and type(have) is list and have == listed:
-        return len(listed) == len(want)  # `want` is set(listed): equal unless listed repeats
+def _same(have, want: set) -> bool:
+    """The engine's legal list is the reference's set (the common case, checked cheaply)."""
     try:
         return type(have) is list and len(have) == len(want) and want.issuperset(have) and \
             len(set(have)) == len(want)
@@ -905,6 +902,9 @@ class Lockstep:
         done: list = []  # the texts of the steps accepted so far (_done: as a witness's steps)
         cursor: list = [0, None]
         agree = self.agree
+        # the segment's kept observations, once a _note in this stretch has started it (False:
+        # none kept); agreeing steps are added here without calling _note for each
+        keep = None
         for j, p in enumerate(plan):
             if self.pending:
                 self.since_sync, self.pending = self.since_sync | self.pending, set()
@@ -945,11 +945,18 @@ class Lockstep:
                 self.agree = agree
                 return "cut", j, {p.text}
             if not accepted:
-                if not fixed:
+                if fixed:
+                    continue
+                if keep is None:
                     self._note(seg, p.text, False)
+                    keep = self._current if self._observing is seg and self._current is not None \
+                        else False
+                elif keep is not False and len(keep) < EVIDENCE_STEPS:
+                    keep.append(Observation(p.text, False))
                 continue
             done.append(p.text)
             if state and e.get("state") != p.view:  # (always, once over: p.view has no roles)
+                keep = None
                 listed = e.get("legal") if legal and isinstance(e.get("legal"), list) else None
                 if listed is not None and not self._canonical:
                     listed = sorted(self._completed(self._game_at(checkpoints, plan, j + 1, cursor),
@@ -960,13 +967,23 @@ class Lockstep:
                     if not fixed:
                         self._note(seg, p.text, True)
                     return ("cut", j + 1, set()) if self.positions else ("abandon", j, set())
-            agreed = legal and _same(e.get("legal"), p.legal, p.listed)
-            if not fixed:
-                self._note(seg, p.text, True, e["legal"] if agreed else None)
             if legal:
                 have = e.get("legal")
+                agreed = type(have) is list and have == p.listed and len(p.listed) == len(p.legal) \
+                    or _same(have, p.legal)  # (equal lists: the same set, unless ours repeats)
+            else:
+                agreed = False
+            if not fixed:
+                if keep is None:
+                    self._note(seg, p.text, True, have if agreed else None)
+                    keep = self._current if self._observing is seg and self._current is not None \
+                        else False
+                elif keep is not False and len(keep) < EVIDENCE_STEPS:
+                    keep.append(Observation(p.text, True, legal=list(have) if agreed else None))
+            if legal:
                 agree = None
                 if not agreed:
+                    keep = None
                     g = self._game_at(checkpoints, plan, j + 1, cursor)
                     have_set = self._check_legal(g, p.legal, have, seg, _done(done))
                     if have_set is None:

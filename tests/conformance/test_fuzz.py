@@ -896,3 +896,31 @@ def test_games_where_the_run_did_not_look_refute_advice_but_never_choose_between
         e = entry(as_if)
         confirm_advice(camp, [e])
         assert e.advice == advice, as_if
+
+
+def test_every_step_judged_agreeing_is_kept_as_evidence_with_the_engine_s_legal_list(spec):
+    """The evidence advice is confirmed against (Lockstep.observed) holds each step of a kept
+    segment once, in order: the action, its verdict and, after an accepted one, the legal list
+    the engine gave, which is the reference's there (the judge adds agreeing steps to it
+    without calling _note for each)."""
+    adapter = make_adapter("reference", spec=spec)
+    lock = Lockstep(spec, adapter, adapter.open(), "podkidnoy", {})
+    try:
+        rs = lock.ruleset
+        setup = Setup.deal(rs, 2, 7)
+        lock.play(setup, random.Random(3))
+    finally:
+        adapter.close()
+    [(kept_setup, observations)] = lock.observed
+    assert kept_setup is setup and len(observations) > 40
+    assert len(observations) == lock.steps  # every step judged, the refused probes too
+    assert any(not o.accepted for o in observations)  # the probes the engine refused too
+    g = Game(rs, setup)
+    for o in observations:
+        action = g.parse_action(o.action)
+        if not o.accepted:
+            assert g.explain(action)[0] and o.legal is None
+            continue
+        g.apply_action(action)
+        assert sorted(o.legal) == sorted(str(a) for a in g.legal_actions()), o
+    assert g.is_terminal()
