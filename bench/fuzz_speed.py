@@ -23,8 +23,9 @@ CPU time on the shared machine differs by 10 % and more from one run to the next
 bench/opcount.py --machine does: per game of a campaign of --games games, a worker process that
 plays them less one whose campaign plays none, both after the same 10 warm-up games, with
 PYTHONHASHSEED 0 and the code cache filled first. It repeats to about 0.1 % whatever the load
-(valgrind runs Python about 50 times slower: --games 100 takes a few minutes).
-Run: python bench/fuzz_speed.py --baseline 3ca4f9e --machine --games 100
+(valgrind runs Python about 50 times slower: --games 40 takes 10-20 minutes on the shared
+machine).
+Run: python bench/fuzz_speed.py --baseline 3ca4f9e --machine --games 40
 """
 
 from __future__ import annotations
