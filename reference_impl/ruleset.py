@@ -444,6 +444,7 @@ class Ruleset:
                 gen_names[name] = Name(BOOL, "True")
         seat_exprs: list[str] = []
         used: set[str] = set()
+        hoisted: list[list[str]] = [[], []]  # locals computed once per settle and once per seat
         # the loops below take cards from the hand: physical cards, but for named suits' forms
         real = {"card"} if kind in vocab.CARD_KINDS and kind not in self.named_forms else set()
         if kind in vocab.SECOND_KINDS:
@@ -458,11 +459,18 @@ class Ruleset:
                     continue
                 names = em.names
                 used |= {n for n in names if n in vocab.STATE and vocab.STATE[n].args is None}
-                level = 3 if names & TARGET_NAMES else 2 if names & CARD_NAMES else \
-                    1 if "seat" in names else 0
+                level = _level(names)
                 fixed = self._fixed_seat(compiler, node) if level == 1 else None
                 if fixed is not None:
                     seat_exprs.append(fixed)
+                elif level in (1, 2):  # its and/or operands of a lower level, once at theirs
+                    split = _Split(compiler, level, f"_h_{kind}_", len(hoisted[0]) + len(hoisted[1]))
+                    levels[level].append(split.source(node))
+                    for at, assignment in split.hoisted:
+                        hoisted[at].append(assignment)
+                    needed = split.needed(node)
+                    if needed is not None and needed[0] < level:
+                        levels[needed[0]].append(needed[1])
                 else:
                     levels[level].append(em.src)
         for conditions in levels:  # at each level, a condition looping over cards or seats last
@@ -478,11 +486,13 @@ class Ruleset:
                      "                unbeaten.append(a)"]
         else:
             lines = [f"    # {kind}", f"    if {cond(0)}:"]
+        lines += [f"        {h}" for h in hoisted[0]]
         if seat_exprs:  # 'seat == E' conditions: visit only that seat
             lines += [f"        seat = {seat_exprs[0]}",
                       f"        if {cond(1, [f'seat == {e}' for e in seat_exprs[1:]])}:"]
         else:
             lines += ["        for seat in range(s.n):", f"            if not ({cond(1)}): continue"]
+        lines += [f"            {h}" for h in hoisted[1]]
         if kind in vocab.CARD_KINDS:  # each card of the hand, and the Weli in every suit
             if kind in self.named_forms:  # each held card, then its forms (_forms_<kind>)
                 head, pad = ["for _held in _c_hands[seat]:",
@@ -874,6 +884,96 @@ class Ruleset:
 
 
 _HOISTED: dict[frozenset, dict] = {}  # keep -> vocab.STATE as _hoisting_compiler rewrites it
+
+
+def _level(names) -> int:
+    """The loop of a legality block where a condition reading `names` is tested: 0 once, 1 per
+    seat, 2 per card of the seat's hand, 3 per target or second card."""
+    return 3 if names & TARGET_NAMES else 2 if names & CARD_NAMES else 1 if "seat" in names else 0
+
+
+class _Split:
+    """A condition of a legality block whose `and`/`or` operands read less than the condition
+    (a throw-in's `taking or table_covered > 0 or multi_card_lead`, tested per card): those
+    operands computed once at their own loop into locals named `prefix` (`hoisted`: (level,
+    assignment)), and the condition over those locals (`source`); and what must hold at a lower
+    loop for the condition to hold at all (`needed`), so that a seat none of whose cards can
+    pass it is not visited card by card. Definitions without parameters are looked into.
+    Clauses have no side effects: only the time spent changes."""
+
+    def __init__(self, compiler: Compiler, level: int, prefix: str, start: int):
+        self.compiler, self.level, self.prefix, self.count = compiler, level, prefix, start
+        self.hoisted: list[tuple[int, str]] = []
+        self.names: dict[str, tuple[int, str]] = {}  # source hoisted -> (its level, its local)
+
+    def _operands(self, node):
+        """The and/or node `node` is (a parameterless definition looked into), its operator
+        (" and ", " or ") and operands, each with its Emitted, those whose constant value leaves
+        the result to the others dropped; None if it is no such node."""
+        defs = self.compiler.env.definitions
+        while isinstance(node, ast.Name) and node.id in defs and not defs[node.id].params:
+            node = self.compiler.parse(defs[node.id].clause).body
+        if not isinstance(node, ast.BoolOp):
+            return None
+        op = " and " if isinstance(node.op, ast.And) else " or "
+        parts = []
+        for value in node.values:
+            em = self.compiler.emit(value)
+            if em.const:
+                if bool(em.value) == (op == " and "):
+                    continue  # true in an and, false in an or
+                return None  # it decides the whole, which the compiler folds itself
+            parts.append((value, em))
+        return (op, parts) if parts else None
+
+    def source(self, node) -> str:
+        split = self._operands(node)
+        if split is None:
+            return self.compiler.emit(node).src
+        op, parts = split
+        low = [em for _, em in parts if _level(em.names) < self.level]
+        out = []
+        if low:
+            at, src = max(_level(em.names) for em in low), op.join(f"({em.src})" for em in low)
+            name = f"{self.prefix}{self.count}"
+            self.count += 1
+            self.hoisted.append((at, f"{name} = {src}"))
+            self.names[src] = (at, name)
+            out.append(name)
+        out += [f"({self.source(value)})" for value, em in parts if _level(em.names) >= self.level]
+        return op.join(out)
+
+    def needed(self, node) -> tuple[int, str] | None:
+        """(level, source) of a condition of a lower level that holds wherever `node` does (after
+        `source(node)`: it reads the locals hoisted to a level below its own)."""
+        found = self._needed(node)
+        if found is None:
+            return None
+        at = max(level for level, _ in found[1])
+        return at, found[0].join(f"({self._read(level, src, at)})" for level, src in found[1])
+
+    def _read(self, level: int, src: str, at: int) -> str:
+        hoisted = self.names.get(src)
+        return hoisted[1] if hoisted is not None and hoisted[0] < at else src
+
+    def _needed(self, node):
+        """(operator, [(level, source)]): alternatives or conjuncts of lower levels, or None."""
+        split = self._operands(node)
+        if split is None:
+            return None
+        op, parts = split
+        low = [em for _, em in parts if _level(em.names) < self.level]
+        joined = [(max(_level(em.names) for em in low), op.join(f"({em.src})" for em in low))] \
+            if low else []
+        if op == " and ":
+            return (op, joined) if joined else None
+        for value, em in parts:
+            if _level(em.names) >= self.level:
+                inner = self.needed(value)
+                if inner is None:
+                    return None
+                joined.append(inner)
+        return op, joined
 
 
 def _loops(src: str) -> int:

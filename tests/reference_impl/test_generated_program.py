@@ -131,3 +131,16 @@ def test_every_deal_of_every_preset_is_a_valid_setup(spec):
                 setup = Setup.deal(rs, players, seed)
                 setup.validate(rs.deck, rs.player_limits, rs.turn_up_place)
                 assert all(setup.hands), (preset, players, seed)
+
+
+def test_the_operands_of_a_card_condition_that_read_no_card_are_tested_once(spec):
+    """The online presets' throw-in timing, `taking or table_covered > 0 or multi_card_lead`
+    (multi_card_lead: the attacker, nothing covered, the card of the lead's only rank): `taking`
+    and `table_covered > 0` once per settle, the attacker's part once per seat, and a seat none of
+    whose cards can pass it is not looked at card by card."""
+    src = spec.ruleset("podkidnoy_online").source
+    throw = src[src.index("# throw"):src.index("# pass")].splitlines()
+    per_card = next(line for line in throw if "card.rank in (_v_table_ranks)" in line)
+    assert "_v_taking" not in per_card and "seat ==" not in per_card, per_card
+    per_seat = next(line for line in throw if "_c_out[seat]" in line)
+    assert "_v_attacker" in per_seat and "card" not in per_seat, per_seat
