@@ -117,8 +117,9 @@ def test_a_condition_that_loops_is_tested_after_the_plain_ones_of_its_level(spec
     deck.trump_exchange_turn_up, a later rule), not for every trump of every hand."""
     src = spec.ruleset("podkidnoy_trump_exchange").source
     swap = src[src.index("# swap"):]
-    test = next(line for line in swap.splitlines() if "s.in_play()" in line)
-    assert test.index("_v_turn_up_rank") < test.index("s.in_play()"), test
+    test = next(line for line in swap.splitlines() if "any(" in line)  # its own function's
+    assert test.index("_v_turn_up_rank") < test.index("any("), test
+    assert "s.in_play()" in src[src.index(test[test.index("any(") + 4:].split("(")[0]):]
 
 
 def test_every_deal_of_every_preset_is_a_valid_setup(spec):
@@ -144,3 +145,15 @@ def test_the_operands_of_a_card_condition_that_read_no_card_are_tested_once(spec
     assert "_v_taking" not in per_card and "seat ==" not in per_card, per_card
     per_seat = next(line for line in throw if "_c_out[seat]" in line)
     assert "_v_attacker" in per_seat and "card" not in per_seat, per_seat
+
+
+@pytest.mark.parametrize("preset", ["podkidnoy", "podkidnoy_trump_exchange", "marmot_tournament"])
+def test_no_local_of_the_generated_functions_is_kept_in_a_cell(spec, preset):
+    """A comprehension or lambda that reads a local (the trump exchange's 'no lower trump in
+    play' reads the card looked at; check_end's ordering reads the state) is a function of its
+    own, so that the generated step, settle and bout ends read their locals directly."""
+    rs = spec.ruleset(preset)
+    rs.step_fn  # noqa: B018 - written on first use
+    for name, fn in rs._ns.items():
+        if name in ("step", "settle", "legal", "passes", "draw_order") or name.startswith("end_"):
+            assert fn.__code__.co_cellvars == (), (name, fn.__code__.co_cellvars)
