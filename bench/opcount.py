@@ -86,10 +86,17 @@ def _part_of(code) -> str:
 
 
 def _step_parts(source: str) -> dict[int, str]:
-    """Line number -> part, for the generated step's source: where each part begins."""
+    """Line number -> part, for the generated step's source: where each part begins, in `step`
+    and in `play` (the step's body in Game.play_out's loop, indented 8 more)."""
     lines = source.splitlines()
     starts: dict[int, str] = {}
+    indent = 0
     for i, line in enumerate(lines, 1):
+        if line.startswith("def "):
+            indent = 8 if line.startswith("def play(") else 0
+            if indent:
+                starts[i] = "step: before settle"
+        line = line[indent:] if line[:indent].isspace() else line
         kind = re.match(r"    (?:if|elif) _kind == '(\w+)':", line)
         if kind:
             starts[i] = f"step: event {kind.group(1)}"
@@ -127,6 +134,7 @@ def count(preset: str, players: int, games: int, lines: int = 0) -> dict:
         play_random_game(rs, players, seed, check=False)
     step = getattr(rs, "step_fn", None)
     step_code = getattr(step, "__code__", None)
+    play_code = getattr(getattr(rs, "play_fn", None), "__code__", None)
     starts = sorted(_step_parts(rs.step_source).items()) if step_code is not None else []
     by_line: Counter = Counter()
     parts: Counter = Counter()
@@ -136,10 +144,10 @@ def count(preset: str, players: int, games: int, lines: int = 0) -> dict:
     def trace(frame, event, arg):
         code = frame.f_code
         frame.f_trace_opcodes = True
-        if code is step_code:
+        if code is step_code or (code is play_code and code is not None):
             def local(frame, event, arg):
                 if event == "opcode":
-                    by_line[frame.f_lineno or 0] += 1
+                    by_line[code, frame.f_lineno or 0] += 1
                 return local
         elif lines:
             where = _part_of(code)
@@ -164,14 +172,14 @@ def count(preset: str, players: int, games: int, lines: int = 0) -> dict:
             steps += play_random_game(rs, players, seed, check=False).state.steps
     finally:
         sys.settrace(None)
-    for line, n in by_line.items():
+    for (_code, line), n in by_line.items():
         part = "step: before settle"
         for start, name in starts:
             if start > line:
                 break
             part = name
         parts[part] += n
-    every_line.update({(step_code, line): n for line, n in by_line.items()})
+    every_line.update(by_line)
     top = [[n / games, code.co_filename, code.co_name, line,
             _line_text(rs, code.co_filename, line)]
            for (code, line), n in every_line.most_common(lines)] if lines else []

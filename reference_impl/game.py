@@ -571,6 +571,13 @@ class Game:
         apply_action does, without checking that the chosen action is listed (it is taken from
         the list) and without copying the list, which `choose` must leave as it is."""
         s, step, legal = self.state, self._step, self._legal
+        play = self.ruleset.play_fn
+        if play is not None and step is self.ruleset.step_fn:  # the whole loop generated
+            try:
+                self._legal = play(self, s, legal, choose, limit)
+            except Exception as exc:  # the actions legal before the failing step kept
+                raise failure_of(exc) or exc
+            return
         try:
             while legal and s.steps < limit:  # settle lists nothing once the game is over
                 legal = step(self, s, choose(legal))

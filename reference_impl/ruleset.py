@@ -626,8 +626,9 @@ class Ruleset:
             for event, cond in zip(BOUT_ENDS, ends):
                 written += _bout_end_block(cond, [f"            end_{event}(g, s)"])
                 bodies += [f"def end_{event}(g, s):"] + self._event_lines(event, self._ns, "None", 4)
+            step = self._step_lines(self._ns, written + rest)
             src = self._step_source = _lifted(_seats_kept("\n".join(
-                bodies + self._step_lines(self._ns, written + rest))), "_step_scope")
+                bodies + step + _play_lines(step))), "_step_scope")
         return src
 
     @property
@@ -668,8 +669,15 @@ class Ruleset:
             code = self._memo(("step", self.step_source),
                               lambda: compile_program(self.step_source, f"<step of {self.name}>"))
             exec(code, self._ns)
+            self._play_fn = self._ns["play"]
             fn = self._step_fn = self._ns["step"]
         return fn
+
+    @property
+    def play_fn(self):
+        """The generated `play(g, s, legal, choose, limit)` (see _play_lines), once `step_fn` is
+        compiled; None before."""
+        return self.__dict__.get("_play_fn")
 
     def failing_clause(self, s, exc: Exception) -> Origin | None:
         """The clause that raises `exc` (the same type and message) in state `s`, when the
@@ -1039,6 +1047,29 @@ def _outer_scopes(node):
             yield child
         else:
             yield from _outer_scopes(child)
+
+
+RETURN = re.compile(r"^( *)return (.*)$")
+
+
+def _play_lines(step: list[str]) -> list[str]:
+    """`play(g, s, legal, choose, limit)`: what Game.play_out does with `step`, in one function:
+    while some action is legal and fewer than `limit` steps are played, the action `choose`
+    picks, applied, and the actions legal after it; it returns those. Step's body in a loop,
+    each of its returns (settle's, of the loop that settles) a `break` out of that loop: a call
+    of step clears its many locals at each step. Where it fails it leaves the actions legal
+    before the failing step in `g._legal`, as the loop of play_out did."""
+    body = []
+    for line in step[1:]:
+        match = RETURN.match(line)
+        if match:
+            line = f"{match.group(1)}_legal = {match.group(2)}; break"
+        body.append("        " + line)
+    return ["def play(g, s, _legal, _choose, _limit):", "    try:",
+            "        while _legal and s.steps < _limit:", "            a = _choose(_legal)"] + body + [
+            "    except:  # noqa: E722 - any failure: the caller names it", "        g._legal = _legal",
+            "        raise",
+            "    return _legal"]
 
 
 def _bout_end_block(cond: str, body: list[str]) -> list[str]:

@@ -111,6 +111,42 @@ def test_play_out_plays_the_game_apply_action_plays(spec, preset, players):
         assert two.legal_actions() == one.legal_actions() and two.state.steps <= limit
 
 
+def test_the_generated_play_loop_plays_the_games_apply_action_plays(spec):
+    """Once a ruleset's step is compiled, Game.play_out runs the generated `play` (the step's
+    body in a loop): every preset at every player count it seats plays the same games as
+    apply_action, one action at a time, to the same end."""
+    for preset in spec.presets:
+        rs = spec.ruleset(preset)
+        assert rs.step_fn is not None and rs.play_fn is not None
+        lo, hi = rs.player_limits
+        for players in range(max(lo, 2), min(hi, 6) + 1):
+            for seed in range(3):
+                one, two = Game.from_seed(rs, players, seed), Game.from_seed(rs, players, seed)
+                choice = random.Random(seed).choice
+                while not one.is_terminal() and one.state.steps < 5000:
+                    one.apply_action(choice(one.legal_actions()))
+                two.play_out(random.Random(seed).choice, 5000)
+                assert state_json(two.state) == state_json(one.state), (preset, players, seed)
+                assert two.legal_actions() == one.legal_actions() and two.returns() == one.returns()
+
+
+def test_a_failure_in_the_generated_play_loop_keeps_the_actions_legal_before_it(spec, monkeypatch):
+    """play_out's loop leaves in the game the actions listed before the step that failed."""
+    rs = spec.ruleset("podkidnoy")
+    rs.step_fn  # noqa: B018 - compiled: play_out runs the generated loop
+    game = Game.from_seed(rs, 2, 1)
+    before, calls = game.legal_actions(), []
+
+    def choose(legal):
+        calls.append(legal)
+        if len(calls) == 3:
+            raise KeyError("chooser")
+        return legal[0]
+    with pytest.raises(KeyError):
+        game.play_out(choose, 100)
+    assert game.legal_actions() == calls[2] and game.state.steps == 2 and calls[0] == before
+
+
 def test_a_condition_that_loops_is_tested_after_the_plain_ones_of_its_level(spec):
     """The swap of podkidnoy_trump_exchange: deck.trump_exchange_card's look over every card in
     play ('no lower trump in play') runs only for a card below the turn-up (the plain condition of
