@@ -52,10 +52,12 @@ def _remove(hand, card):
     singletons, so this looks for the card itself: list.remove would compare cards with ==,
     which Card's ordering methods make slow."""
     card = card.real
-    for i, held in enumerate(hand):
+    i = 0  # counted, not enumerate()d: a call into C for each card, and an object per remove
+    for held in hand:
         if held is card:
             del hand[i]
             break
+        i += 1
     else:
         hand.remove(card)  # raises ValueError, as for any card not held
 
