@@ -35,7 +35,7 @@ from durak_spec.conformance.examples.mutants import MUTANTS, TABLE
 from durak_spec.conformance.problems import find_problems
 from durak_spec.conformance.runner import Selection, Session
 from durak_spec.conformance.transport import AdapterError, make_adapter
-from durak_spec.reference_impl.model import value_text
+from durak_spec.reference_impl.model import rule_options, value_text
 from durak_spec.reference_impl.spec import load_spec
 
 TIMEOUT = 60.0  # seconds an engine may take over an answer: the mutants are the reference, and an
@@ -99,7 +99,9 @@ def _singles() -> dict:
 
 def per_rule(spec, cases: list, rows: list, n: int, selection: Selection) -> list:
     """For each bug of the engines (each engine that breaks one rule, and each mutant of an engine
-    that combines several), the first `n` of `cases` that an engine with that bug alone fails:
+    that combines several), the first `n` of `cases` that name its rule, the first `n` naming
+    another rule that reads one of its options (the evidence that refutes advice), and the first
+    `n` that an engine with that bug alone fails:
     a case naming the rule or reaching it is no case that exercises the bug (draw.order is
     reached by every draw, and one case of the suite tells the order attackers joined in from
     clockwise). Cases naming the bug's rule are tried first (hand-written ones of the rule's own
@@ -124,7 +126,16 @@ def per_rule(spec, cases: list, rows: list, n: int, selection: Selection) -> lis
         if not found:
             print(f"sample: !! no selected case exercises {adapter.rsplit(':', 1)[-1]} "
                   f"({rule}): its engines are not tested by this sample")
-        picked.update(found)
+        # and the first cases naming the rule, failed or not: a case the engine passes is the
+        # evidence that refutes advice (pile_on = any_time for a pile-on bug that still refuses a
+        # second seat's card before the first is beaten); and the first naming another rule that
+        # reads an option of this one (transfer/passport_capacity refutes
+        # transfer_capacity_check = none for an engine that bounds the passport's show)
+        options = set(rule_options(spec, spec.rules_by_id[rule]))
+        siblings = {r.id for r in spec.rules if r.id != rule and options & set(rule_options(spec, r))}
+        sharing = sorted((c for c in cases if siblings & set(c.rules) and c not in naming),
+                         key=lambda c: (c.generated is not None, c.area != area))
+        picked.update(found + [c.id for c in naming[:n] + sharing[:n]])
     return [c for c in cases if c.id in picked]
 
 
@@ -195,7 +206,9 @@ def main(argv=None) -> int:
         cases = per_rule(spec, cases, rows, args.per_rule, selection)
     cases = cases[::max(1, args.every)]
     print(f"sample: {len(cases)} of {len(suite.cases)} cases"
-          + (f", the first {args.per_rule} that each bug alone fails" if args.per_rule else "")
+          + (f", the first {args.per_rule} naming each bug's rule, {args.per_rule} naming a rule "
+             f"sharing its options and {args.per_rule} it alone fails"
+             if args.per_rule else "")
           + (f", every {args.every}th" if args.every > 1 else ""))
     t0 = time.perf_counter()
     bugs = problems_all = problems_right = runs_all = runs_right = 0

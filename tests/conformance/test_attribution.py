@@ -772,7 +772,11 @@ def test_the_attribution_benchs_sample_holds_a_case_each_bug_alone_fails(spec, s
     """bench/attribution.py --per-rule N picked the first N cases naming each broken rule, and
     three engines had no failing run on it: the first cases naming draw.order draw clockwise as
     the attackers joined, and only draw/order_clockwise_not_join_order tells the join order
-    apart. The sample now holds, for each bug, cases an engine with that bug alone fails."""
+    apart. The sample now holds, for each bug, cases an engine with that bug alone fails, beside
+    those naming its rule; and cases naming another rule that reads its options, the evidence
+    that refutes advice: transfer/passport_capacity, where an engine that transfers to a defender
+    with too few cards still bounds the passport's show, is no transfer_capacity_check = none
+    (the sample without it advised that value)."""
     import importlib.util
     from pathlib import Path
 
@@ -780,9 +784,12 @@ def test_the_attribution_benchs_sample_holds_a_case_each_bug_alone_fails(spec, s
     loaded = importlib.util.spec_from_file_location("attribution_bench", path)
     bench = importlib.util.module_from_spec(loaded)
     loaded.loader.exec_module(bench)
+    cases = list(shipped_suite.cases)
     rows = [r for r in bench.engines() if r[0] == "draw_in_join_order"]
-    picked = bench.per_rule(spec, list(shipped_suite.cases), rows, 1, Selection())
-    assert [c.id for c in picked] == ["draw/order_clockwise_not_join_order"]
+    assert [c.id for c in bench.per_rule(spec, cases, rows, 1, Selection())] == \
+        ["draw/after_transfer_original_opener", "draw/order_clockwise_not_join_order"]
+    rows = [r for r in bench.engines() if r[0] == "broken_transfer_capacity"]
+    assert "transfer/passport_capacity" in [c.id for c in bench.per_rule(spec, cases, rows, 4, Selection())]
 
 
 def test_the_join_order_mutant_plays_on_from_a_mid_deal_position_after_its_draw():
