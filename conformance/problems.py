@@ -264,6 +264,7 @@ def find_problems(results, evidence: Evidence | None = None) -> list[dict]:
             advice = given[0] if given[0] and all(a == given[0] for a in given) else None
         advices[(rule, family)] = advice
     if evidence is not None:
+        _beside_advised(groups, advices, evidence)
         _join_explained(groups, advices, evidence)
     out = []
     for (rule, family), runs in groups.items():
@@ -357,18 +358,45 @@ def _rename(r, rule: str | None) -> None:
                                                  (r.diagnosis.get("also") or [])))
 
 
-def _confirmed_advice(runs, evidence: Evidence, others: list) -> dict | None:
-    """The most frequent variant among the runs' explanations that the whole run confirms (all
-    but the differences of the other problems, `others`: one bug does not veto another's
-    advice)."""
+def _beside_advised(groups: dict, advices: dict, evidence: Evidence) -> None:
+    """A problem no option explains alone, where other problems are explained by confirmed
+    advice: the engine plays those house rules everywhere, and what they change after their own
+    differences (cards a draw dealt in another order, played later) is no observation of theirs
+    that confirms leaves out. Its candidates are confirmed with those values beside them (with
+    none of them changed): an engine filling hands to seven that draws counterclockwise too was
+    advised draw_order but not hand_size = 7."""
+    advised = [a for a in advices.values() if a]
+    base: dict = {}
+    for a in advised:
+        if any(k in base and base[k] != v for k, v in a.items()):
+            return  # two problems advise two values of one option: no base to add to
+        base.update(a)
+    if not base:
+        return
+    for key in [k for k, a in advices.items() if not a and k[1] != "error"]:
+        others = [_identity(r) for k, rs in groups.items() if k != key for r in rs]
+        candidates = [c for c in _candidates(groups[key]) if not set(c) & set(base)]
+        found = confirmed_advice([{**base, **c} for c in candidates], evidence, others)
+        if found:
+            advices[key] = {k: v for k, v in found.items() if k not in base}
+
+
+def _candidates(runs) -> list:
+    """The variants the runs' explanations name, most frequent first (MAX_CANDIDATES)."""
     counts: dict = {}
     for r in runs:
         for change in (getattr(r, "diagnosis", None) or {}).get("as_if") or []:
             if isinstance(change, dict) and change:
                 key = tuple(sorted(change.items(), key=lambda kv: kv[0]))
                 counts[key] = counts.get(key, 0) + 1
-    ranked = sorted(counts, key=lambda k: (-counts[k], len(k)))[:MAX_CANDIDATES]
-    return confirmed_advice([dict(k) for k in ranked], evidence, others)
+    return [dict(k) for k in sorted(counts, key=lambda k: (-counts[k], len(k)))[:MAX_CANDIDATES]]
+
+
+def _confirmed_advice(runs, evidence: Evidence, others: list) -> dict | None:
+    """The most frequent variant among the runs' explanations that the whole run confirms (all
+    but the differences of the other problems, `others`: one bug does not veto another's
+    advice)."""
+    return confirmed_advice(_candidates(runs), evidence, others)
 
 
 def confirmed_advice(candidates: list, evidence: Evidence, others=()) -> dict | None:

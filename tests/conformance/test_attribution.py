@@ -812,3 +812,35 @@ def test_the_join_order_mutant_plays_on_from_a_mid_deal_position_after_its_draw(
     assert cards and all(words[2] in hands[int(words[0])] for words in cards)
     assert engine.apply("2 attack JD")["accepted"] is False
     assert engine.apply(next(a for a in listed if a.startswith("2 attack")))["accepted"]
+
+
+def test_a_problem_no_option_explains_alone_is_confirmed_beside_the_advice_of_the_others():
+    """An engine filling hands to seven that draws counterclockwise too: the order's problem is
+    advised draw_order, but hand_size = 7 alone reproduces no game where the cards the order
+    dealt are played later (no difference of the order's is observed there). Confirmed with the
+    order's confirmed value beside it, it is advised; a candidate that the run refutes even so
+    is not."""
+    from durak_spec.conformance.runner import Result
+
+    order, seven = {"draw_order": "attacker_counterclockwise_defender_last"}, {"hand_size": 7}
+
+    def run(case, rule, as_if):
+        return Result(case, "podkidnoy", "fail", step=3, check="state.hands", want=[], have=[],
+                      rule=rule, diagnosis={"rule": rule, "as_if": [as_if]})
+
+    class Run(Evidence):  # what the whole run confirms
+        def __init__(self, confirmed):
+            super().__init__(games=[None])
+            self.confirmed = confirmed
+
+        def confirms(self, change, others=()):
+            return change in self.confirmed
+
+        def explains(self, change, records, others=()):
+            return False
+
+    def advice(confirmed):
+        results = [run("a", "draw.order", order), run("b", "draw.who", seven), run("c", "draw.who", seven)]
+        return {p["rule"]: p["advice"] for p in find_problems(results, Run(confirmed))}
+    assert advice([order, {**order, **seven}]) == {"draw.order": order, "draw.who": seven}
+    assert advice([order]) == {"draw.order": order, "draw.who": None}
