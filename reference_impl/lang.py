@@ -41,6 +41,22 @@ AGGREGATES = {"all": BOOL, "any": BOOL, "sum": INT, "min": None, "max": None, "a
 # covered pairs of the table (attack card and its cover), and the cards still in play (every hand,
 # the table and the talon: all but the discard pile, which is out of play).
 ITERABLES = ("seats", "cards(SEAT)", "suits", "covered", "in_play")
+# The iterables that read the state alone, and the source that makes each: a generated program
+# makes each at most once where the state cannot change (Env.iterable_locals), not per card or
+# seat looked at.
+STATE_ITERABLES = {"covered": (PAIR, "[_p for _p in s.table if _p[1] is not None]"),
+                   "in_play": (CARD, "s.in_play()")}
+
+
+def lazy_iterable(name: str) -> str:
+    """The source that reads STATE_ITERABLES[name] from its `_v_` local, a list the generated
+    program sets empty (`[]`) before its loops: the first read fills it, the later ones (of the
+    same list, passed to a comprehension's own function too) find it full. Made where needed and
+    not before: most settles look at no card that needs it. An empty iterable is made anew at
+    each read, which changes only the time."""
+    return f"(_v_{name} or _v_{name}.extend({STATE_ITERABLES[name][1]}) or _v_{name})"
+
+
 CMP_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
            ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not"}
 ARITH_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
@@ -168,6 +184,8 @@ class Env:
     # Sources of cards known to be physical cards, never one played as another suit (the cards
     # of a hand in a generated loop): their own_suit is their suit.
     real_cards: frozenset = frozenset()
+    # Read each of STATE_ITERABLES through its `_v_` local (lazy_iterable).
+    iterable_locals: bool = False
 
 
 class Origin(NamedTuple):
@@ -545,10 +563,9 @@ class Compiler:
             return SEAT, self.env.seat_range, frozenset()
         if isinstance(it, ast.Name) and it.id == "suits" and self.env.literals is not None:
             return SUIT, repr(tuple(self.env.literals.suits)), frozenset()
-        if isinstance(it, ast.Name) and it.id == "covered":
-            return PAIR, "[_p for _p in s.table if _p[1] is not None]", frozenset({"covered"})
-        if isinstance(it, ast.Name) and it.id == "in_play":
-            return CARD, "s.in_play()", frozenset({"in_play"})
+        if isinstance(it, ast.Name) and it.id in STATE_ITERABLES:
+            kind, src = STATE_ITERABLES[it.id]
+            return kind, lazy_iterable(it.id) if self.env.iterable_locals else src, frozenset({it.id})
         if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "cards"
                 and len(it.args) == 1 and not it.keywords):
             seat = self.emit(it.args[0])

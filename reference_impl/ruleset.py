@@ -35,6 +35,7 @@ from .lang import (
     INT,
     RUNTIME,
     SEAT,
+    STATE_ITERABLES,
     SUIT,
     Clause,
     Compiler,
@@ -42,6 +43,7 @@ from .lang import (
     Literals,
     Name,
     Origin,
+    lazy_iterable,
 )
 from .model import Rule, check_option_value, options_read
 from .primitives import PRIMITIVES
@@ -404,6 +406,7 @@ class Ruleset:
         `real` hold physical cards (Env.real_cards)."""
         env = self._env(names)
         env.real_cards = frozenset(real)
+        env.iterable_locals = True
         key = frozenset(keep)
         if key not in _HOISTED:  # the same for every ruleset: the state vocabulary rewritten
             _HOISTED[key] = {n: (Name(e.type, f"_v_{n}") if e.args is None and n not in keep else
@@ -423,8 +426,8 @@ class Ruleset:
     def _bout_end_src(self, rule) -> tuple[str, set[str]]:
         compiler = self._hoisting_compiler({}, rule.file, f"{rule.path}.clause", keep={"any_throw"})
         em = compiler.emit(compiler.parse(rule.clause).body)
-        return em.src, {n for n in em.names if n in vocab.STATE and vocab.STATE[n].args is None
-                        and n != "any_throw"} | set(HOISTED.findall(em.src))
+        return em.src, {n for n in em.names if _state_value(n) and n != "any_throw"} | set(
+            HOISTED.findall(em.src))
 
     def _block(self, kind: str, out: str) -> tuple[list[str], set[str]]:
         rules = tuple((cr.rule.id, cr.rule.clause, self._read_key(cr.rule.clause))
@@ -458,7 +461,7 @@ class Ruleset:
                         return [], set()
                     continue
                 names = em.names
-                used |= {n for n in names if n in vocab.STATE and vocab.STATE[n].args is None}
+                used |= {n for n in names if _state_value(n)}
                 level = _level(names)
                 fixed = self._fixed_seat(compiler, node) if level == 1 else None
                 if fixed is not None:
@@ -1084,9 +1087,17 @@ def _prelude(names) -> list[str]:
     return [f"    {_local(n)} = {_code(n)}" for n in sorted(names)]
 
 
+def _state_value(name: str) -> bool:
+    """Whether `name` is a value read from the state alone (a parameterless one of vocab.STATE,
+    or one of STATE_ITERABLES), which the generated program reads once into its `_v_` local."""
+    return name in STATE_ITERABLES or name in vocab.STATE and vocab.STATE[name].args is None
+
+
 def _code(name: str) -> str:
     """The source that reads a `_c_` container or a `_v_` state value's name."""
-    return f"s.{name[3:]}" if name.startswith("_c_") else vocab.STATE[name].code
+    if name.startswith("_c_"):
+        return f"s.{name[3:]}"
+    return "[]" if name in STATE_ITERABLES else vocab.STATE[name].code  # [], see lazy_iterable
 
 
 def _local(name: str) -> str:
@@ -1096,6 +1107,8 @@ def _local(name: str) -> str:
 def _inlined(src: str, names) -> str:
     """`src` reading each of `names` from the state where it uses it."""
     for n in names:
+        if n in STATE_ITERABLES:
+            src = src.replace(lazy_iterable(n), f"({STATE_ITERABLES[n][1]})")
         src = re.sub(rf"\b{_local(n)}\b", lambda _, n=n: f"({_code(n)})", src)
     return src
 

@@ -9,6 +9,7 @@ import pytest
 
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.notation import state_json
+from durak_spec.reference_impl.state import State
 
 
 def start(spec, setup, preset="podkidnoy", **options):
@@ -156,6 +157,29 @@ def test_a_condition_that_loops_is_tested_after_the_plain_ones_of_its_level(spec
     test = next(line for line in swap.splitlines() if "any(" in line)  # its own function's
     assert test.index("_v_turn_up_rank") < test.index("any("), test
     assert "s.in_play()" in src[src.index(test[test.index("any(") + 4:].split("(")[0]):]
+
+
+@pytest.mark.parametrize("preset", ["podkidnoy_trump_exchange", "marmot_tournament"])
+def test_the_cards_in_play_are_listed_at_most_once_per_settle(spec, preset, monkeypatch):
+    """deck.trump_exchange_card's 'no lower trump in play' reads the state alone: the list of
+    every card in play is made at most once while the legal actions of a state are listed (it
+    was made again for every card looked at), in settle and, once the ruleset has played
+    WARM_STEPS, in the generated play loop (twelve games play more steps than that)."""
+    seen = []
+
+    def in_play(s):
+        seen.append((s.steps, len(s.discard), len(s.talon), tuple(map(len, s.hands)), len(s.table)))
+        return made(s)
+
+    made = State.in_play
+    monkeypatch.setattr(State, "in_play", in_play)
+    rs = spec.ruleset(preset)
+    for seed in range(12):
+        seen.clear()
+        rng = random.Random(seed)
+        Game.from_seed(rs, 2, seed).play_out(rng.choice, 1000)
+        assert seen and len(set(seen)) == len(seen), (seed, len(seen) - len(set(seen)))
+    assert rs.play_fn is not None
 
 
 def test_every_deal_of_every_preset_is_a_valid_setup(spec):
