@@ -870,6 +870,13 @@ class Campaign:
             obs = obs[:-1] + [seen] if w.steps else [seen]
         else:
             return
+        if w.besides_of:
+            # a rule the observation breaks besides another's (diagnose's `besides`): the
+            # diagnosis names the other, whose divergence this one stands beside; no option
+            # explains this one, as durak check says it (runner._besides)
+            w.diagnosis = advice_message(None, w.rule)
+            entry.observed = obs
+            return
         try:
             found = counterfactual(self.lock.ruleset, w.setup, obs, budget=budget)
         except (DurakError, KeyError, ValueError):

@@ -97,6 +97,9 @@ class Divergence:
     alternatives: tuple = ()
     # for a bout over on one side only, the engine's legal set after the step, which named its rule
     listed: list | None = None
+    # for a rule the same observation breaks besides the rule of another divergence (diagnose's
+    # `besides`: a draw of other counts dealt in another order too), that other rule
+    besides_of: str = ""
 
     @property
     def signature(self) -> str:
@@ -288,6 +291,7 @@ class Lockstep:
         self.avoid_after: set = set()   # action kinds after which a known state divergence shows
         self.run = float(CHUNK)         # average steps judged before a stretch is cut short
         self._sampled: dict = {}        # (kind, shape) -> [occurrences, last attribution]
+        self._fresh = True              # whether _sample computed its last answer (not kept)
         # what the engine did where it agreed with the reference, per segment (setup,
         # [Observation]), at most EVIDENCE_SEGMENTS spread over the whole campaign (every
         # `_stride`th segment, the stride doubled and every other one dropped when full): what
@@ -622,7 +626,7 @@ class Lockstep:
     # -- judging -------------------------------------------------------------------------------
     def _report(self, kind, rule, action: Action | None, want, have, message, seg: _Segment,
                 steps: list, token: str = "", texts=(), finished=None, alternatives=(),
-                listed=None) -> None:
+                listed=None, besides_of: str = "") -> None:
         """Report one occurrence. The witness is built only when the campaign wants it: a new
         signature, or a shorter witness of a known one. An engine error's `token` (what it
         answered, to which command) and its message's digest stand in its signature for the rule
@@ -644,7 +648,7 @@ class Lockstep:
             kind, rule, shape, text_of(action) if action is not None else None, want, have,
             message, seg.setup.to_json(), witness, seg.setup.players, after=prior,
             texts=tuple(texts), finished=finished, alternatives=tuple(alternatives),
-            listed=listed))
+            listed=listed, besides_of=besides_of))
 
     def _check_state(self, want: dict, have, action, seg, steps, listed=None) -> bool:
         """Report the first state field that differs; False when one does. `listed` is the
@@ -665,6 +669,7 @@ class Lockstep:
                 found = self._attribute(seg, steps, Observation(
                     steps[-1]["do"] if steps else None, True, state=have),
                     ("state", key, shape_of(action)))
+                fresh = self._fresh
                 shown = None
                 if found is not None and found.check == "state.table" and listed is not None \
                         and isinstance(listed, list):
@@ -672,7 +677,7 @@ class Lockstep:
                         steps[-1]["do"] if steps else None, True, state=have, legal=listed),
                         ("state-listed", key, shape_of(action)))
                     if again is not None and again.check == "state.table" and again.rule:
-                        found, shown = again, listed
+                        found, shown, fresh = again, listed, self._fresh
                 if found is not None and found.check.startswith("state.") and \
                         found.check[6:] in want and found.check[6:] in have:
                     key = found.check[6:]
@@ -681,6 +686,18 @@ class Lockstep:
                              f"state.{key} {where}: want {want[key]!r}, have {have[key]!r}",
                              seg, steps, finished=have.get("finished") if key != "finished" else None,
                              alternatives=_others(found), listed=shown)
+                # the other rules the same observation breaks (a draw of other counts dealt in
+                # another order too: draw.order besides draw.who), each a divergence of its own,
+                # as durak check keeps them (runner._besides); only where this occurrence was
+                # attributed, not sampled: another occurrence of its kind and shape need not
+                # break them, and its witness would not show them
+                for rule in (found.besides if found is not None and fresh else ()):
+                    if rule and rule != found.rule:
+                        self._report(f"state.{key}", rule, action, want[key], have[key],
+                                     f"state.{key} {where}: want {want[key]!r}, have "
+                                     f"{have[key]!r} ({rule}, besides {found.rule})", seg, steps,
+                                     finished=have.get("finished") if key != "finished" else None,
+                                     besides_of=found.rule or "")
                 return False
         return True
 
@@ -690,8 +707,10 @@ class Lockstep:
         seen = self._sampled.setdefault(key, [0, None])
         seen[0] += 1
         n = seen[0]
-        if n <= SAMPLE or not n & (n - 1):
+        self._fresh = n <= SAMPLE or not n & (n - 1)  # computed for this occurrence
+        if self._fresh:
             seen[1] = compute()
+            self._fresh = True  # (compute() may have sampled another key)
         return seen[1]
 
     def _fallback_rule(self, g: Game, action: Action) -> str:

@@ -18,6 +18,7 @@ from durak_spec.conformance.coverage import summary
 from durak_spec.conformance.examples.mutants import MUTANTS
 from durak_spec.conformance.fuzz import _agrees, _deal_of, flat, fuzz
 from durak_spec.conformance.lockstep import Lockstep, text_of
+from durak_spec.conformance.problems import advice_message
 from durak_spec.conformance.transport import make_adapter
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.tools.cli import cli
@@ -924,3 +925,24 @@ def test_every_step_judged_agreeing_is_kept_as_evidence_with_the_engine_s_legal_
         g.apply_action(action)
         assert sorted(o.legal) == sorted(str(a) for a in g.legal_actions()), o
     assert g.is_terminal()
+
+
+def test_a_rule_broken_besides_another_at_one_observation_is_a_signature_of_its_own(spec, tmp_path):
+    """An engine filling hands to seven that also draws counterclockwise: at 4 players a draw of
+    other counts is dealt in another order too, which breaks draw.order besides draw.who
+    (diagnose's `besides`). Fuzz keeps it as a divergence of its own, as durak check does: its
+    own signature, witness and case, which no option explains (it showed under no signature:
+    every hands difference named draw.who). Filling to seven in the reference's order breaks
+    who draws alone."""
+    name = f"python:{EXAMPLES}.mutants:draw_counterclockwise+hand_size_seven"
+    result = _fuzz(spec, name, "podkidnoy", tmp_path, games=20, players=(4,), diagnosis=10)
+    by_rule = {e.witness.rule: e for e in flat(result.entries) if e.witness.kind == "state.hands"}
+    assert set(by_rule) == {"draw.who", "draw.order"}, [e.signature for e in flat(result.entries)]
+    order = by_rule["draw.order"]
+    assert order.witness.besides_of == "draw.who" and order.advice is None and \
+        order.witness.diagnosis == advice_message(None, "draw.order")
+    assert order.case["rules"] == ["draw.order"]
+    _replays(spec, name, tmp_path, "draw.order")
+    seven = f"python:{EXAMPLES}.mutants:hand_size_seven"
+    alone = _fuzz(spec, seven, "podkidnoy", tmp_path / "seven", games=20, players=(4,))
+    assert {e.witness.rule for e in flat(alone.entries)} == {"draw.who"}
