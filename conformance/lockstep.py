@@ -839,6 +839,17 @@ class Lockstep:
         if current is not None and len(current) < EVIDENCE_STEPS:
             current.append(Observation(text, accepted, legal=None if legal is None else list(legal)))
 
+    def _keep(self, keep, seg: _Segment, text: str, accepted: bool, legal: list | None = None):
+        """One agreeing step of a stretch kept: through _note while `keep` is None (the stretch's
+        first, or the first after a difference), which starts the segment's list, then appended to
+        that list itself; the list to pass next time (False: this segment keeps none)."""
+        if keep is None:
+            self._note(seg, text, accepted, legal)
+            return self._current if self._observing is seg and self._current is not None else False
+        if keep is not False and len(keep) < EVIDENCE_STEPS:
+            keep.append(Observation(text, accepted, legal=None if legal is None else list(legal)))
+        return keep
+
     # -- one game ------------------------------------------------------------------------------
     def play(self, setup: Setup, rng: random.Random, fixed: list | None = None,
              limit: int = STEP_LIMIT) -> None:
@@ -966,12 +977,7 @@ class Lockstep:
             if not accepted:
                 if fixed:
                     continue
-                if keep is None:
-                    self._note(seg, p.text, False)
-                    keep = self._current if self._observing is seg and self._current is not None \
-                        else False
-                elif keep is not False and len(keep) < EVIDENCE_STEPS:
-                    keep.append(Observation(p.text, False))
+                keep = self._keep(keep, seg, p.text, False)
                 continue
             done.append(p.text)
             if state and e.get("state") != p.view:  # (always, once over: p.view has no roles)
@@ -993,12 +999,7 @@ class Lockstep:
             else:
                 agreed = False
             if not fixed:
-                if keep is None:
-                    self._note(seg, p.text, True, have if agreed else None)
-                    keep = self._current if self._observing is seg and self._current is not None \
-                        else False
-                elif keep is not False and len(keep) < EVIDENCE_STEPS:
-                    keep.append(Observation(p.text, True, legal=list(have) if agreed else None))
+                keep = self._keep(keep, seg, p.text, True, have if agreed else None)
             if legal:
                 agree = None
                 if not agreed:
