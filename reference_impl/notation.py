@@ -158,24 +158,26 @@ _HANDS: dict = {}
 _HANDS_MAX = 50_000
 
 
-def _hand_texts(hand) -> list[str]:
-    key = tuple(hand)
-    texts = _HANDS.get(key)
-    if texts is None:
-        if len(_HANDS) >= _HANDS_MAX:
-            _HANDS.clear()
-        texts = _HANDS[key] = tuple(map(_TEXT, sorted(hand, key=_INDEX)))
-    return list(texts)
+def _hand_texts(hand) -> tuple[str, ...]:
+    """The sorted card texts of a hand not in _HANDS yet, kept there."""
+    if len(_HANDS) >= _HANDS_MAX:
+        _HANDS.clear()
+    texts = _HANDS[tuple(hand)] = tuple(map(_TEXT, sorted(hand, key=_INDEX)))
+    return texts
 
 
 def protocol_state(s: State) -> dict:
     """The state as the engine protocol carries it (conformance/PROTOCOL.md "state"): the fields
     of state_json that the protocol compares, read straight from the state because the fuzzer
-    builds one per step on each side."""
-    hands, out, table = s.hands, s.out, []
-    for a, d in s.table:  # plain loops and map: a comprehension is a function call in 3.11
+    builds one per step on each side. Every call makes new lists: a caller may change them."""
+    hands, out, table, get = s.hands, s.out, [], _HANDS.get
+    texts = []
+    for hand in hands:  # plain loops: a comprehension is a function call in 3.11
+        known = get(tuple(hand))
+        texts.append(list(known if known is not None else _hand_texts(hand)))
+    for a, d in s.table:
         table.append([a.text, d.text if d is not None else None])
-    state = {"hands": list(map(_hand_texts, hands)), "hand_sizes": list(map(len, hands)),
+    state = {"hands": texts, "hand_sizes": list(map(len, hands)),
              "talon_count": len(s.talon), "trump": s.trump_card.text, "table": table,
              "discard_count": len(s.discard), "attacker": s.attacker, "defender": s.defender,
              "taking": s.taking, "out": [i for i, o in enumerate(out) if o] if True in out else [],

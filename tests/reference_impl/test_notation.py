@@ -136,3 +136,29 @@ def test_a_card_played_as_another_suit_has_one_text_and_json_form_and_no_variant
     assert game.explain(a)[0] == "play.named_suit"
     with pytest.raises(NotationError):
         deck.card("6D=X")
+
+
+def test_the_protocol_state_is_the_state_s_json_and_every_answer_is_the_caller_s_own():
+    """protocol_state reads the state straight, with a hand's texts kept from one call to the
+    next: it says what state_json says, and a caller that changes the lists of one answer (an
+    engine building its own) changes no later answer."""
+    from durak_spec.reference_impl.game import Setup
+    from durak_spec.reference_impl.notation import protocol_state, state_json
+
+    rs = shipped_spec().ruleset("podkidnoy")
+    rng = random.Random(3)
+    for players in (2, 4):
+        g = Game(rs, Setup.deal(rs, players, players))
+        while not g.is_terminal():
+            g.apply_action(rng.choice(g.legal_actions()))
+            full, view = state_json(g.state), protocol_state(g.state)
+            assert view["hands"] == full["hands"] and view["table"] == full["table"]
+            assert view["hand_sizes"] == [len(h) for h in full["hands"]]
+            assert (view["talon_count"], view["trump"], view["discard_count"], view["out"]) == \
+                (len(full["talon"]), full["trump"], full["discard_count"], full["out"])
+            for hand in view["hands"]:
+                hand.append("XX")
+            for pair in view["table"]:
+                pair.append("XX")
+            assert protocol_state(g.state)["hands"] == full["hands"]
+            assert protocol_state(g.state)["table"] == full["table"]

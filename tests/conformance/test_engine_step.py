@@ -1,0 +1,86 @@
+"""The reference engine's combined request (conformance/engine.py, protocol 1.1 `step`): its
+answer is what apply, state and legal answer asked one by one, and an engine made from it that
+answers apply or legal otherwise (the mutants, the broken engines) is answered through its own
+methods."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from durak_spec.conformance.engine import ReferenceEngine
+from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.notation import action_text
+
+
+def _texts(rs, setup: Setup, seed: int) -> list:
+    """A random game's actions as text, with an action the reference refuses now and then and
+    a text no action has."""
+    g, rng, out = Game(rs, setup), random.Random(seed), []
+    while not g.is_terminal() and len(out) < 150:
+        if rng.random() < 0.15:
+            refused = [a for a in (g.parse_action(f"{seat} take") for seat in range(setup.players))
+                       if a not in g.legal_actions()]
+            out += [action_text(a) for a in refused[:1]] + ["0 attack ZZ"]
+        a = rng.choice(g.legal_actions())
+        out.append(action_text(a))
+        g.apply_action(a)
+    return out
+
+
+def _one_by_one(engine, texts: list) -> list:
+    out = []
+    for text in texts:
+        verdict = engine.apply(text)
+        if verdict["accepted"]:
+            verdict["state"] = engine.state()["state"]
+            verdict["legal"] = engine.legal()["actions"]
+        out.append(verdict)
+    return out
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_step_answers_what_apply_state_and_legal_answer_one_by_one(spec, players):
+    rs = spec.ruleset("perevodnoy")
+    variant = {"preset": "perevodnoy", "options": dict(rs.options)}
+    for seed in range(4):
+        setup = Setup.deal(rs, players, seed)
+        texts = _texts(rs, setup, seed)
+        combined, single = ReferenceEngine(spec), ReferenceEngine(spec)
+        combined.start(variant, setup.to_json())
+        single.start(variant, setup.to_json())
+        want = _one_by_one(single, texts)
+        assert any(not v["accepted"] for v in want) and any(v["accepted"] for v in want)
+        assert combined.step(texts, True, True)["steps"] == want
+        combined.start(variant, setup.to_json())
+        assert combined.step(texts, False, False)["steps"] == \
+            [{k: v for k, v in e.items() if k not in ("state", "legal")} for e in want]
+
+
+class _NoTake(ReferenceEngine):
+    """Refuses every take and lists none."""
+
+    def apply(self, action):
+        if isinstance(action, str) and action.endswith(" take"):
+            return {"accepted": False, "reason": "this engine never takes"}
+        return super().apply(action)
+
+    def legal(self):
+        return {"actions": [a for a in super().legal()["actions"] if not a.endswith(" take")]}
+
+
+def test_a_step_goes_through_the_apply_and_legal_of_an_engine_made_from_the_reference(spec):
+    rs = spec.ruleset("podkidnoy")
+    variant = {"preset": "podkidnoy", "options": dict(rs.options)}
+    setup = Setup.deal(rs, 2, 3)
+    texts = _texts(rs, setup, 3)
+    engine = _NoTake(spec)
+    engine.start(variant, setup.to_json())
+    steps = engine.step(texts, True, True)["steps"]
+    takes = [e for t, e in zip(texts, steps) if t.endswith(" take")]
+    assert takes and all(e == {"accepted": False, "reason": "this engine never takes"}
+                         for e in takes)
+    assert all(not a.endswith(" take") for e in steps for a in e.get("legal", []))
+    engine.start(variant, setup.to_json())
+    assert steps == _one_by_one(engine, texts)
