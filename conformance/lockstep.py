@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from itertools import compress, repeat
+from operator import is_not, itemgetter
 
 from durak_spec.conformance.actionmodel import ActionModel, atomic_texts, multi_card_openings
 from durak_spec.conformance.coverage import ClauseCoverage
@@ -58,6 +60,7 @@ SAMPLE = 8         # occurrences of each kind and shape attributed in full befor
 STATE_ORDER = ("finished", "fool", "out", "attacker", "defender", "taking", "table", "hands",
                "hand_sizes", "talon_count", "discard_count", "trump")
 _TEXT: dict = {}
+_CARD = itemgetter(2)  # an Action's card
 
 
 def text_of(action: Action) -> str:
@@ -179,6 +182,14 @@ def _split(want: set, have: set) -> dict:
     for text in sorted(have - want) + sorted(want - have):
         out.setdefault(_group_of([text]), ([], []))[text in want].append(text)
     return out
+
+
+def _over_alike(have, want: dict) -> bool:
+    """Whether the engine's state `have` after the last step is the reference's `want` as
+    _check_state compares them, with nothing to report: `want` has no roles once the game is over
+    (comparable), which the engine's state still shows."""
+    return type(have) is dict and comparable(have) == want and check_result(
+        "state", {"state": have}) is None
 
 
 def _done(texts: list) -> list:
@@ -306,6 +317,7 @@ class Lockstep:
         self._current: list | None = None  # the observations of the segment played, if kept
         self._segments = 0
         self._stride = 1
+        self._flight: list = []  # the Planned steps of the stretch sent last (_in_flight)
 
     # -- steering ------------------------------------------------------------------------------
     def known(self, div: Divergence) -> None:
@@ -333,12 +345,10 @@ class Lockstep:
                 return probe
         if self.avoid_after and rng.random() < AVOID:
             pool = [a for a in pool if a.kind not in self.avoid_after] or pool
-        cards = []  # a plain loop: a comprehension is a function call in Python 3.11
-        for a in pool:
-            if a[2] is not None:  # a card play
-                cards.append(a)
+        cards = list(compress(pool, map(is_not, map(_CARD, pool), repeat(None))))  # card plays
         action = rng.choice(cards if cards and rng.random() < CARD_BIAS else pool)
-        return Planned(action, text_of(action), True)
+        text = _TEXT.get(action)
+        return Planned(action, text if text is not None else text_of(action), True)
 
     def _probe_kinds(self, g: Game) -> tuple:
         """The kinds probed: protocol 1's, and a kind added in 1.1 (vocab.CAPABILITIES) only
@@ -583,21 +593,27 @@ class Lockstep:
         return self._receive(seg)
 
     def _send(self, texts: list, plan: list) -> None:
-        """Send a stretch; `plan` (Planned) is what a fault's witness replays, so that a case
-        shrunk from a hang or a crash reproduces it: its accepted steps, and the first probe of an
-        illegal action after the last of them (a witness's steps but its last are accepted)."""
+        """Send a stretch; `plan` (Planned) is what a fault's witness replays (_in_flight)."""
+        self._flight = plan
+        self.adapter.step_send(texts, self.state_level, self.legal_level)
+
+    def _in_flight(self) -> list:
+        """The witness's steps of the stretch sent last, so that a case shrunk from a hang or a
+        crash reproduces it: its accepted steps, and the first probe of an illegal action after
+        the last of them (a witness's steps but its last are accepted). Made only when one is
+        reported."""
+        plan = self._flight
         last = max((i for i, p in enumerate(plan) if p.accept), default=-1)
         probe = next((p for p in plan[last + 1:] if p.rule), None)
-        self._in_flight = [{"do": p.text, "expect": "accept"} for p in plan if p.accept] + (
+        return [{"do": p.text, "expect": "accept"} for p in plan if p.accept] + (
             [{"do": probe.text, "expect": "reject", "rule": probe.rule}] if probe else [])
-        self.adapter.step_send(texts, self.state_level, self.legal_level)
 
     def _receive(self, seg: _Segment):
         """The engine's entries for the stretch sent last, or None after reporting an error."""
         try:
             reply = self.adapter.step_receive()
         except EngineFault as fault:
-            self._fault(fault, seg, None, "step", getattr(self, "_in_flight", []))
+            self._fault(fault, seg, None, "step", self._in_flight())
             return None
         if reply.kind == "result":
             problem = check_result("step", reply.value)
@@ -609,7 +625,7 @@ class Lockstep:
         # the stretch is the witness, as a fault's: the case shrunk from it shows the same error
         self._report("error", "", None, "a result", detail,
                      f"the engine answered step with {detail}", seg,
-                     list(getattr(self, "_in_flight", [])),
+                     self._in_flight(),
                      token="step-protocol" if reply.kind == "result" else f"step-{reply.kind}")
         return None
 
@@ -980,7 +996,7 @@ class Lockstep:
                 keep = self._keep(keep, seg, p.text, False)
                 continue
             done.append(p.text)
-            if state and e.get("state") != p.view:  # (always, once over: p.view has no roles)
+            if state and e.get("state") != p.view and not _over_alike(e.get("state"), p.view):
                 keep = None
                 listed = e.get("legal") if legal and isinstance(e.get("legal"), list) else None
                 if listed is not None and not self._canonical:
@@ -998,8 +1014,12 @@ class Lockstep:
                     or _same(have, p.legal)  # (equal lists: the same set, unless ours repeats)
             else:
                 agreed = False
-            if not fixed:
+            if fixed:
+                pass
+            elif keep is None:
                 keep = self._keep(keep, seg, p.text, True, have if agreed else None)
+            elif keep is not False and len(keep) < EVIDENCE_STEPS:  # as _keep keeps it
+                keep.append(Observation(p.text, True, legal=list(have) if agreed else None))
             if legal:
                 agree = None
                 if not agreed:

@@ -84,3 +84,33 @@ def test_a_step_goes_through_the_apply_and_legal_of_an_engine_made_from_the_refe
     assert all(not a.endswith(" take") for e in steps for a in e.get("legal", []))
     engine.start(variant, setup.to_json())
     assert steps == _one_by_one(engine, texts)
+
+
+class _OverWithSeatNames(ReferenceEngine):
+    """Once the game is over, names its roles by words: out of protocol, though no rule decides
+    the roles then (the fuzzer compares them no more)."""
+
+    def step(self, actions, state=True, legal=True):
+        out = super().step(actions, state, legal)
+        for entry in out["steps"]:
+            if entry.get("state", {}).get("finished"):
+                entry["state"]["attacker"] = "seat zero"
+        return out
+
+
+def test_a_finished_state_out_of_protocol_only_in_its_roles_is_reported_by_the_fuzzer(spec,
+                                                                                      tmp_path):
+    from durak_spec.conformance.fuzz import fuzz
+    from durak_spec.conformance.transport import PythonAdapter
+
+    adapter = PythonAdapter(lambda: _OverWithSeatNames(spec), "seat names")
+    adapter.checked = False
+    hello = adapter.open()
+    try:
+        res = fuzz(spec, adapter, hello, preset="podkidnoy", players=2, games=3,
+                   out_dir=tmp_path, adapter_name="seat names", shrink=False, diagnosis=0)
+    finally:
+        adapter.close()
+    assert res.entries and {e.signature.split("#")[0] for e in res.entries} == \
+        {"error state-protocol"}
+    assert sum(e.count for e in res.entries) == res.games == 3  # at the end of every game
