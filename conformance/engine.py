@@ -30,6 +30,7 @@ that breaks its schema (schemas/protocol/result-<cmd>.json) is out of protocol.
 from __future__ import annotations
 
 import importlib.metadata
+import weakref
 from typing import TYPE_CHECKING
 
 from durak_spec.conformance.actionmodel import apply_move, move_actions
@@ -85,6 +86,12 @@ def comparable(view: dict) -> dict:
     return view
 
 
+# deck -> {players: ({text: its atomic actions}, {listed action: its text})}, shared by every
+# reference engine: what a text means and how an action is written depend on the deck and the
+# seats alone, and an engine started afresh (a campaign's, a restart's) finds them known
+_PARSED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 class ReferenceEngine:
     """The reference interpreter behind the engine interface (the `reference` adapter)."""
 
@@ -94,9 +101,7 @@ class ReferenceEngine:
         self.game: Game | None = None
         self._rulesets: dict = {}
         self._last: tuple | None = None  # (variant, a copy of it, ruleset) of the last start
-        # (deck, players) -> ({text: its atomic actions}, {listed action: its text}); the pair
-        # of the game being played is _moves and _texts
-        self._parsed: dict = {}
+        # the pair of _PARSED of the game being played
         self._moves: dict = {}
         self._texts: dict = {}
         self.match: Match | None = None  # the match of the current deal (protocol 1.1 "match")
@@ -126,7 +131,8 @@ class ReferenceEngine:
     def start(self, variant: dict, setup: dict) -> dict:
         rs = self.ruleset(variant)
         self.game = Game(rs, Setup.from_json(setup, rs.deck, rs.player_limits))
-        self._moves, self._texts = self._parsed.setdefault((rs.deck, self.game.state.n), ({}, {}))
+        self._moves, self._texts = _PARSED.setdefault(rs.deck, {}).setdefault(
+            self.game.state.n, ({}, {}))
         self.match, self._scored, self._first = None, None, self.game.state.attacker
         return {}
 

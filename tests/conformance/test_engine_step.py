@@ -114,3 +114,18 @@ def test_a_finished_state_out_of_protocol_only_in_its_roles_is_reported_by_the_f
     assert res.entries and {e.signature.split("#")[0] for e in res.entries} == \
         {"error state-protocol"}
     assert sum(e.count for e in res.entries) == res.games == 3  # at the end of every game
+
+
+def test_reference_engines_share_what_texts_mean_for_a_deck_and_its_seats(spec):
+    """An engine started afresh (a campaign's, a restart's) finds the texts of the actions another
+    one listed, and the actions of the texts it applied, known: per deck and player count."""
+    rs = spec.ruleset("podkidnoy")
+    variant = {"preset": "podkidnoy", "options": dict(rs.options)}
+    first, again, other = ReferenceEngine(spec), ReferenceEngine(spec), ReferenceEngine(spec)
+    first.start(variant, Setup.deal(rs, 2, 1).to_json())
+    listed = first.legal()["actions"]
+    again.start(variant, Setup.deal(rs, 2, 2).to_json())
+    other.start(variant, Setup.deal(rs, 3, 2).to_json())
+    assert again._texts is first._texts and again._moves is first._moves
+    assert other._texts is not first._texts
+    assert all(t in again._moves for t in listed)
