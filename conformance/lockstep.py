@@ -656,14 +656,15 @@ class Lockstep:
         if not self.wants(sig, len(seg.trail) + len(steps), prior, tuple(alternatives)):
             return
         witness = [{"do": t, "expect": "accept"} for move in seg.trail for t in atomic_texts(move)]
+        parts: list = []  # the last step's atomic actions: the action at stake where no texts
         for s in steps:  # a one-move opening's cards, as the atomic actions a case plays; a
             # refused one is refused at its last card
-            texts = atomic_texts(s["do"])
-            witness += [{"do": t, "expect": "accept"} for t in texts[:-1]] + [{**s, "do": texts[-1]}]
+            parts = atomic_texts(s["do"])
+            witness += [{"do": t, "expect": "accept"} for t in parts[:-1]] + [{**s, "do": parts[-1]}]
         self.on_divergence(Divergence(
             kind, rule, shape, text_of(action) if action is not None else None, want, have,
             message, seg.setup.to_json(), witness, seg.setup.players, after=prior,
-            texts=tuple(texts), finished=finished, alternatives=tuple(alternatives),
+            texts=tuple(texts or parts), finished=finished, alternatives=tuple(alternatives),
             listed=listed, besides_of=besides_of))
 
     def _check_state(self, want: dict, have, action, seg, steps, listed=None) -> bool:
