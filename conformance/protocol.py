@@ -7,6 +7,7 @@ of result, skipped or error) and, for results, the schema of that command's resu
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -78,6 +79,10 @@ def _plain_response(obj) -> bool:
                  or type(obj.get("error")) is str))
 
 
+# An action's text starts with the seat, then its kind (the pattern of result-legal.json)
+_ACTION = re.compile(r"\s*[0-9]+\s+[a-z]+(\s.*)?$", re.S)
+
+
 def _is_cards(x) -> bool:
     return type(x) is list and all(type(c) is str and 2 <= len(c) <= 3 for c in x)
 
@@ -98,7 +103,7 @@ _PLAIN = {
     "apply": lambda r: type(r) is dict and type(r.get("accepted")) is bool
     and all(type(r.get(k, "")) is str for k in ("rule", "reason")),
     "legal": lambda r: type(r) is dict and type(r.get("actions")) is list
-    and all(type(a) is str for a in r["actions"]),
+    and all(type(a) is str and _ACTION.match(a) for a in r["actions"]),
     "state": lambda r: type(r) is dict and _plain_state(r.get("state")),
     # step: the entries' state and legal are checked by the fuzzer only when they differ from the
     # reference's (an answer equal to the reference's is valid by construction)

@@ -835,7 +835,8 @@ class Session:
         # The session's own reference replay is trusted: its results need no schema check.
         problem = None if trusted else check_result(cmd, reply.value)
         if problem:
-            raise EngineFault("protocol", f"result of {cmd}: {problem}{_python_hint(adapter, cmd)}")
+            raise EngineFault("protocol", f"result of {cmd}: {problem}"
+                             f"{_python_hint(adapter, cmd, reply.value)}")
         return reply
 
     def _play(self, adapter, case: Case, preset: str, resolved: dict, levels, reference=False,
@@ -1016,7 +1017,16 @@ STATE_FIELDS = ("hands", "hand_sizes", "talon_count", "trump", "table", "discard
                 "defender", "taking", "out", "finished", "fool")
 
 
-def _python_hint(adapter, cmd: str) -> str:
+_RESULT_KEY = {"legal": "actions", "state": "state", "apply": "accepted"}
+
+
+def _python_hint(adapter, cmd: str, result=None) -> str:
+    """For a python: engine whose result is not the command's result object (a list of actions
+    where {"actions": [...]} was due), what the method returns; none where the object is there
+    and only something inside it is wrong (an action's text)."""
+    key = _RESULT_KEY.get(cmd)
+    if isinstance(result, dict) and (key is None or key in result):
+        return ""
     if isinstance(adapter, PythonAdapter) and cmd in ("legal", "state", "start", "apply", "hello"):
         return (f" (a python: engine's {cmd}() returns the protocol's result object, e.g. "
                 + {"legal": '{"actions": [...]}', "state": '{"state": {...}}', "start": "{}",
