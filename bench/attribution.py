@@ -169,9 +169,9 @@ def run(spec, cases, adapter: str, selection: Selection):
     try:
         for case in cases:
             results += [session.run_case(case, v) for v in selection.variants_of(case)]
+        return results, find_problems(results, session.evidence)  # the engine open, as check
     finally:
         session.close()
-    return results, find_problems(results, session.evidence)
 
 
 def main(argv=None) -> int:

@@ -36,6 +36,9 @@ class Evidence:
 
     games: list = field(default_factory=list)   # (ruleset, setup, [Observation], marks)
     _verdicts: dict = field(default_factory=dict, repr=False)
+    # where the run did not look: change -> whether the engine plays as the reference under it
+    # there (durak check's Session.plays_as: the cases it skipped for that very value); None: no one
+    probe: object = field(default=None, repr=False)
 
     def add(self, ruleset, setup, observations: list[Observation], marks=()) -> None:
         if observations:
@@ -407,7 +410,8 @@ def confirmed_advice(candidates: list, evidence: Evidence, others=()) -> dict | 
     and a guess would hide the bug as often as name the house rule: no advice. Values of the same
     option that the run does not tell apart (no Weli, or a Weli of a suit never played) name one
     house rule; the first, the nearest, is advised."""
-    confirmed = [c for c in candidates if evidence.confirms(c, others)]
+    confirmed = [c for c in candidates if evidence.confirms(c, others)
+                 and (evidence.probe is None or evidence.probe(c))]
     # a candidate that adds a change to another confirmed one explains nothing more
     confirmed = [c for c in confirmed if not any(o != c and o.items() <= c.items() for o in confirmed)]
     if not confirmed:

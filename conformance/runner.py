@@ -307,6 +307,11 @@ class Session:
         self.steps = 0
         self.evidence = Evidence()  # what the engine did in every case run, to confirm advice
         self._alike: dict = {}      # (case, behaviour of the variant played) -> its first result
+        # case runs skipped because a step is illegal under the engine's variant, and where:
+        # where the run did not look, and what Evidence.plays_as asks the engine (plays_as)
+        self._unplayed: list = []   # (case, preset, preset sent, options sent, run options, step, rule)
+        self._plays_as: dict = {}
+        self.evidence.probe = self.plays_as
         self._behaviours: dict = {}  # id(ruleset) -> Ruleset.behaviour_key()
 
     # -- engine lifecycle ---------------------------------------------------------------------
@@ -538,6 +543,9 @@ class Session:
             except Unplayable as exc:
                 res.status = "skip"
                 res.message, res.skip_reason = self._unplayable_reason(exc, resolved, values)
+                if exc.step is not None and exc.rule:
+                    self._unplayed.append((case, preset, own, values, dict(res.engine_options),
+                                           exc.step, exc.rule))
                 return self._finish(res, t0)
         gap = self.kind_gap(case, run_rs) or self.notation_gap(case, run_rs)
         if gap:
@@ -595,6 +603,65 @@ class Session:
         if res.status in ("pass", "fail"):
             self._alike[alike] = copy.deepcopy(res)
         return self._finish(res, t0)
+
+    # -- advice, where the run did not look ----------------------------------------------------
+    def plays_as(self, change: dict) -> bool:
+        """Whether the engine plays as the reference under its variant changed by `change` in the
+        case runs skipped because a step was illegal under its variant by a rule that reads an
+        option of `change` (the cases that test exactly that value: a seventh and an eighth card
+        under podkidnoy_no_cap, skipped for an engine sent a cap of six). Each such case that
+        `change` makes playable is played on the engine, sent what it was sent before: a verdict
+        other than the reference's under `change`, at the skipped step or later, refutes it, once
+        every verdict before that step agreed and the engine's state just before it is the
+        reference's (another bug of the engine refutes nothing). An engine that plays seven
+        attack cards is not advised max_attack_cards = null when it refuses the eighth."""
+        key = repr(sorted(change.items()))
+        if key not in self._plays_as:
+            self._plays_as[key] = self._probe(change)
+        return self._plays_as[key]
+
+    def _probe(self, change: dict) -> bool:
+        model = getattr(self, "model", None)
+        if model is None or not model.canonical:
+            return True
+        for case, preset, own, values, engine_options, at, rule in self._unplayed[:PROBE_LIMIT]:
+            rule_def = self.spec.rules_by_id.get(rule)
+            if rule_def is None or not set(change) & set(rule_options(self.spec, rule_def)):
+                continue
+            if case.is_position and not self.hello.get("positions", False):
+                continue
+            try:
+                rs = self._ruleset(preset, {**case.options, **engine_options, **change})
+                derived, _ = self.derive(case, rs)
+            except (DurakError, Unplayable):
+                continue
+            if self._refutes(derived, rs, own, values, at):
+                return False
+        return True
+
+    def _refutes(self, case: Case, ruleset, own: str, values: dict, at: int) -> bool:
+        """Whether the engine's verdicts part from `case`'s (derived under `ruleset`) at step
+        `at` or later, having agreed before it, in the same state."""
+        try:
+            game = Game(ruleset, Setup.from_json(case.setup, ruleset.deck, ruleset.player_limits))
+            self._call(self.adapter, "start", variant={"preset": own, "options": values},
+                       setup=case.setup)
+            for i, step in enumerate(case.steps):
+                if i == at and "state" in self.hello.get("levels", []):
+                    have = self._call(self.adapter, "state").value["state"]
+                    if compare_state(comparable(state_view(game)), have):
+                        return False
+                accepted = self.send(self.adapter, step.action)["accepted"]
+                if accepted != (step.expect == "accept"):
+                    return i >= at
+                if accepted:
+                    game.apply_action(game.parse_action(step.action))
+        except (EngineSkipped, EngineError, DurakError, RuntimeError):
+            return False
+        except EngineFault:
+            self._restart()
+            return False
+        return False
 
     def _after_first_attacker(self, res: Result, ruleset, played: Case, own: str, values: dict) -> None:
         """A case that ended at its start because the engine lets another player open the deal
@@ -920,6 +987,7 @@ class Session:
 
 
 MAX_DIFFERENCES = 10  # later differences kept per case run
+PROBE_LIMIT = 200     # skipped case runs looked at to confirm one advice (Session.plays_as)
 
 
 def _record(r: Result, at: int) -> dict:

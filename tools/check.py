@@ -128,6 +128,7 @@ def run_suite(spec, adapter_name, selection, *, cases_dir=None, known_file=None,
         meta["stopped"] = (f"interrupted ({interruption(exc)}) after {len(results)} of "
                            f"{len(jobs)} case runs")
     finally:
+        problems = _problems(results, session, meta)
         session.close()
     seconds = time.perf_counter() - t0
     meta.update({"finished": reports.now(), "seconds": round(seconds, 3), "steps": session.steps,
@@ -140,8 +141,17 @@ def run_suite(spec, adapter_name, selection, *, cases_dir=None, known_file=None,
                  "skip_reasons": [{"reason": k, "count": n} for k, n in skip_reasons(results)],
                  "would_help": [{"declare": k, "runs": n} for k, n in would_help(results)],
                  "tested_too_little": tested_too_little(results),
-                 "problems": find_problems(results, session.evidence)})
+                 "problems": problems})
     return results, meta, suite
+
+
+def _problems(results, session, meta) -> list:
+    """The run's problems, found while the engine is still open: confirming advice may play on
+    it the cases its variant skipped (Session.plays_as). An engine that failed its handshake,
+    faulted too often or was interrupted is asked nothing more."""
+    if meta.get("error") or meta.get("interrupted") or meta.get("stopped"):
+        session.evidence.probe = None
+    return find_problems(results, session.evidence)
 
 
 def _match_jobs(session, suite, selection) -> list:

@@ -116,3 +116,22 @@ def test_a_legal_list_out_of_the_notation_is_an_error_of_the_protocol(spec):
 def session_cases(spec):
     from durak_spec.conformance.cases import load_suite
     return load_suite(spec).cases
+
+
+def test_advice_is_refuted_by_the_cases_skipped_for_that_very_value(check):
+    """kitchen_table --bug seven-cards accepts a seventh attack card and refuses an eighth: the
+    failing runs alone do not tell max_attack_cards = 7 from no cap, and the case with an eighth
+    card (podkidnoy_no_cap) is skipped under the cap of six the engine is sent; played under
+    each advice considered (Session.plays_as), it refutes no cap."""
+    run = check("--adapter", KITCHEN + " --bug seven-cards", "--case", "limits/cap_six_players",
+                "--case", "limits/no_cap_seventh_card")
+    assert [(p["rule"], p["advice"]) for p in run.report["problems"]] == \
+        [("limits.cap", {"max_attack_cards": 7})]
+
+
+def test_check_catches_a_draw_in_join_order_under_one_done_and_refutes_counterclockwise(check):
+    """tavern (free_for_all, done_by main_attacker) skips the draw-order cases whose scripts
+    pass for each attacker: a five-player case under its own house rules catches its draw in
+    the order attackers joined, and no advice of counterclockwise hides it."""
+    run = check("--adapter", tavern() + " --bug join-order-draw", "--case", "draw/*")
+    assert [(p["rule"], p["advice"]) for p in run.report["problems"]] == [("draw.order", None)]
