@@ -69,6 +69,9 @@ ENGINES = {
                          "last-defender": ("end.fool", ("simultaneous_finish", "last_defender_loses")),
                          "take-beaten": ("defence.take", None)}),
 }
+# bugs no two-player game can show (with two players the attacker after a take is the same
+# seat, and one attacker joins a bout): a fuzz campaign at 2 players does not count them
+THREE_OR_MORE = {"join-order-draw", "attacker-again", "seat-order"}
 
 
 def durak(args: list, report: Path) -> dict:
@@ -123,6 +126,10 @@ def main(argv=None) -> int:
                                             "--out", str(Path(tmp) / f"out{len(label)}{n}")])
                              for n in players]
                 for tool, cli in runs:
+                    if tool == "fuzz 2":
+                        broken = {table[b][0] for b in bugs if b not in THREE_OR_MORE}
+                    else:
+                        broken = {table[b][0] for b in bugs}
                     report = durak(cli, Path(tmp) / "report.json")
                     if not report:
                         print(f"{label[:44]:44} {tool:8} no report")
