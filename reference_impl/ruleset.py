@@ -32,7 +32,10 @@ from .inline import NotInlinable, decisions_asked, inline_source, module_helpers
 from .lang import (
     BOOL,
     CARD,
+    COLOUR,
     INT,
+    KIND,
+    RANK,
     RUNTIME,
     SEAT,
     STATE_ITERABLES,
@@ -507,7 +510,25 @@ class Ruleset:
                 test = [f"    if not ({cond(2)}): continue"] if levels[2] else []
                 return head + [pad + line for line in test + body]
             lines.append(f"            row = {table}[seat]")
-            if kind in vocab.TARGET_KINDS:  # one unbeaten target (the usual case): no inner loop,
+            values = _tabulable(cond(3)) if kind in vocab.TARGET_KINDS else None
+            if values is not None:  # what the card and the target decide, looked up by index
+                key = ", ".join(["at"] + values)
+                key = f"({key})" if values else key
+                tab = f"_TB_{kind}"
+                build = ["_tb = " + tab + ".get(" + key + ")", "if _tb is None:",
+                         f"    _tb = {tab}[{key}] = [False if card is None else {cond(3)} "
+                         "for card in _SLOTS]"]
+                lines += ["            if len(unbeaten) == 1:", "                target = unbeaten[0]",
+                          "                at = target.index"]
+                lines += _indented(build, 16)
+                lines += _indented(each([f"    if _tb[card.index]: {out}.append(row[card.index][at])"]), 16)
+                lines += ["            else:", "                _tbs = []",
+                          "                for target in unbeaten:", "                    at = target.index"]
+                lines += _indented(build, 20) + ["                    _tbs.append((_tb, at))"]
+                lines += _indented(each(["    i = card.index", "    crow = row[i]",
+                                         "    for _tb, at in _tbs:",
+                                         f"        if _tb[i]: {out}.append(crow[at])"]), 16)
+            elif kind in vocab.TARGET_KINDS:  # one unbeaten target (the usual case): no inner loop,
                 # and what the conditions read of it read once
                 reads = sorted(set(TARGET_READ.findall(cond(3))))
                 one = TARGET_READ.sub(lambda m: "_t" + m.group(1).replace(".", "_"), cond(3))
@@ -599,6 +620,11 @@ class Ruleset:
                                         vocab.CARD_KINDS, vocab.TARGET_KINDS | vocab.SECOND_KINDS,
                                         forms).items():
             ns[f"_T_{kind}"] = table
+            ns[f"_TB_{kind}"] = {}  # see _tabulable: its rows made as settle first needs them
+        slots = [None] * (max(c.index for c in list(self.deck.cards) + forms) + 1)
+        for c in list(self.deck.cards) + forms:  # the cards the tables (_TB_) hold, by index
+            slots[c.index] = c
+        ns["_SLOTS"] = tuple(slots)
         for kind, offered in self.named_forms.items():  # by card index: the card, then its forms
             ns[f"_forms_{kind}"] = [(c,) + tuple(offered.get(c, ())) for c in self.deck.cards]
         ns.update(_SEATS=tuple(tuple(range(n)) for n in range(self.player_limits[1] + 1)),
@@ -985,6 +1011,40 @@ class _Split:
                     return None
                 joined.append(inner)
         return op, joined
+
+
+# What a condition tabulated over the cards of the deck may be made of: nothing that can raise,
+# nothing that reads the state but the `_v_` values settle read before (see _tabulable).
+_TABULABLE = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.Compare,
+              ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is,
+              ast.IsNot, ast.Name, ast.Load, ast.Constant, ast.Tuple, ast.Attribute, ast.IfExp)
+_SCALARS = {INT, BOOL, SEAT, RANK, SUIT, COLOUR, KIND}
+
+
+def _tabulable(src: str) -> list[str] | None:
+    """The `_v_` locals a condition of a card and a target reads, when it reads nothing else but
+    the attributes of the two (and constants), so that its value for every pair can be kept in a
+    table by the target's index and those values (a cover's 'beats': the card's suit and rank
+    against the target's and the trump suit); None when it reads anything else or may raise."""
+    if src == "True":
+        return None
+    values = set()
+    for node in ast.walk(ast.parse(src, mode="eval")):
+        if not isinstance(node, _TABULABLE):
+            return None
+        if isinstance(node, ast.Attribute):
+            root = node
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if not (isinstance(root, ast.Name) and root.id in ("card", "target")):
+                return None
+        elif isinstance(node, ast.Name) and node.id not in ("card", "target"):
+            name = node.id[3:] if node.id.startswith("_v_") else None
+            entry = vocab.STATE.get(name) if name else None
+            if entry is None or entry.args is not None or entry.type.rstrip("?") not in _SCALARS:
+                return None
+            values.add(node.id)
+    return sorted(values)
 
 
 def _loops(src: str) -> int:

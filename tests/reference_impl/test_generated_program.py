@@ -217,3 +217,32 @@ def test_no_local_of_the_generated_functions_is_kept_in_a_cell(spec, preset):
     for name, fn in rs._ns.items():
         if name in ("step", "settle", "legal", "passes", "draw_order") or name.startswith("end_"):
             assert fn.__code__.co_cellvars == (), (name, fn.__code__.co_cellvars)
+
+
+ON_TABLE = {"hands": [["8C"], ["TS", "6S", "JD", "7H", "6C", "QC"]], "talon": ["8D", "AH"],
+            "trump": "AH", "dealer": 1, "attacker": 0, "defender": 1}
+
+
+@pytest.mark.parametrize("preset", ["podkidnoy", "weli"])
+def test_a_cover_is_listed_from_a_table_of_what_each_card_beats(spec, preset):
+    """defence.beat reads the card, the target and the trump suit only: settle tests each card of
+    the defender's hand by one look in a row of the table `_TB_cover`, made once per target and
+    trump suit (the rows of a ruleset are shared by its games), for one target and for several;
+    the covers listed are those the rule allows."""
+    rs = spec.ruleset(preset)
+    tables = rs._ns["_TB_cover"]
+    nine = rs.deck.card("9S")
+    one = Game(rs, Setup.from_json({**ON_TABLE, "table": [["9S", None]]}, rs.deck))
+    row = tables[(nine.index, "H")]
+    assert [c for c in rs.deck.cards if row[c.index]] == [
+        c for c in rs.deck.cards if c.suit == "H" or c.suit == "S" and c.rank > nine.rank]
+    assert sorted(str(a) for a in one.legal_actions() if a.kind == "cover") == [
+        "1 cover 9S with 7H", "1 cover 9S with TS"]
+    two = Game(rs, Setup.from_json({**ON_TABLE, "table": [["9S", None], ["9D", None]]}, rs.deck))
+    assert tables[(nine.index, "H")] is row and (rs.deck.card("9D").index, "H") in tables
+    assert [str(a) for a in two.legal_actions() if a.kind == "cover"] == [
+        "1 cover 9S with TS", "1 cover 9D with JD", "1 cover 9S with 7H", "1 cover 9D with 7H"]
+    for card in two.state.hands[1]:
+        for target in ("9S", "9D"):
+            cover = two.parse_action(f"1 cover {target} with {card}")
+            assert (cover in two.legal_actions()) == (two.explain(cover)[0] == ""), cover
