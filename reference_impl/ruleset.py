@@ -481,6 +481,7 @@ class Ruleset:
                     levels[level].append(em.src)
         for conditions in levels:  # at each level, a condition looping over cards or seats last
             conditions.sort(key=_loops)
+        _given_earlier(levels)
 
         def cond(level, extra=()):
             return " and ".join([f"({c})" for c in extra] + [f"({c})" for c in levels[level]]) or "True"
@@ -1045,6 +1046,76 @@ def _tabulable(src: str) -> list[str] | None:
                 return None
             values.add(node.id)
     return sorted(values)
+
+
+class _Given(ast.NodeTransformer):
+    """A condition with each comparison (or its negation) that an earlier condition of the same
+    test states made True (or False), and what that folds: `seat != defender and not (seat !=
+    defender and teammate)` tests `seat != defender` once. Comprehensions and lambdas, whose
+    names may be bound anew, are left as they are. Clauses have no side effects."""
+
+    def __init__(self, true: set, false: set):
+        self.true, self.false = true, false
+
+    def visit(self, node):
+        if isinstance(node, _SCOPES):
+            return node
+        if isinstance(node, (ast.Compare, ast.UnaryOp)):
+            key = ast.dump(node)
+            if key in self.true or key in self.false:
+                return ast.copy_location(ast.Constant(key in self.true), node)
+        node = self.generic_visit(node)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) \
+                and isinstance(node.operand, ast.Constant):
+            return ast.copy_location(ast.Constant(not node.operand.value), node)
+        if isinstance(node, ast.BoolOp):
+            keep = ast.And if isinstance(node.op, ast.And) else ast.Or
+            drop = isinstance(node.op, ast.And)  # the operand value an and (or) passes over
+            values = [v for v in node.values
+                      if not (isinstance(v, ast.Constant) and v.value is drop)]
+            if isinstance(node.op, ast.Or) and values and isinstance(values[0], ast.Constant) \
+                    and values[0].value is True:
+                return ast.copy_location(ast.Constant(True), node)
+            if not values:
+                return ast.copy_location(ast.Constant(drop), node)
+            if len(values) == 1:
+                return values[0]
+            node = ast.copy_location(ast.BoolOp(keep(), values), node)
+        return node
+
+
+def _facts(node, true: set, false: set) -> None:
+    """What a condition that holds says of the comparisons in it: itself, its `and` operands,
+    and the operand of a `not` false."""
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        for value in node.values:
+            _facts(value, true, false)
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        if isinstance(node.operand, (ast.Compare, ast.UnaryOp)):
+            false.add(ast.dump(node.operand))
+        true.add(ast.dump(node))
+    elif isinstance(node, ast.Compare):
+        true.add(ast.dump(node))
+
+
+def _given_earlier(levels: list[list[str]]) -> None:
+    """Each condition of a legality block (by level, in the order they are tested) with what
+    the conditions tested before it state folded in (see _Given); one that they make true
+    dropped. A condition is rewritten (ast.unparse) only where something folds."""
+    true: set = set()
+    false: set = set()
+    for conditions in levels:
+        kept = []
+        for src in conditions:
+            tree = ast.parse(src, mode="eval")
+            body = _Given(true, false).visit(tree.body)
+            if isinstance(body, ast.Constant) and body.value is True:
+                continue
+            if ast.dump(body) != ast.dump(ast.parse(src, mode="eval").body):
+                src = ast.unparse(ast.fix_missing_locations(body))
+            kept.append(src)
+            _facts(body, true, false)
+        conditions[:] = kept
 
 
 def _loops(src: str) -> int:

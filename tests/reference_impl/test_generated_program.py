@@ -246,3 +246,14 @@ def test_a_cover_is_listed_from_a_table_of_what_each_card_beats(spec, preset):
         for target in ("9S", "9D"):
             cover = two.parse_action(f"1 cover {target} with {card}")
             assert (cover in two.legal_actions()) == (two.explain(cover)[0] == ""), cover
+
+
+def test_a_comparison_an_earlier_condition_of_the_block_states_is_not_tested_again(spec):
+    """throw_in.who: `seat != defender and not teammate(seat, defender)`, where teammate(x, y) is
+    `x != y and team(x) == team(y)`: the throw-in block tests `seat != defender` once per seat,
+    and the team comparison after it."""
+    src = spec.ruleset("podkidnoy").source
+    throw = src[src.index("# throw"):src.index("# attack")].splitlines()
+    per_seat = next(line for line in throw if "_c_out[seat]" in line)
+    assert per_seat.count("seat != ") == 1, per_seat
+    assert "_c_team[seat] == _c_team[_v_defender]" in per_seat, per_seat
