@@ -1250,9 +1250,78 @@ def _localized(lines: list[str], names) -> list[str]:
     if not lines or not names:
         return lines
     body = "\n".join(lines[2:])
-    reads = [f"        {_local(n)} = {_code(n)}" for n in sorted(names)
-             if re.search(rf"\b{_local(n)}\b", body)]
-    return lines[:1] + [_inlined(lines[1], names)] + reads + lines[2:]
+    used = [n for n in sorted(names) if re.search(rf"\b{_local(n)}\b", body)]
+    head = re.match(r"^( *if )(.*)(:)$", lines[1])
+    tree = ast.parse(head.group(2), mode="eval") if head else None
+    kept = []  # read by the condition where it is surely evaluated: assigned there
+    for n in used:
+        if n not in STATE_ITERABLES and tree is not None and _assigned_where_read(tree, _local(n)):
+            kept.append(n)
+    cond = _inlined(lines[1], [n for n in names if n not in kept])
+    if kept:
+        tree = ast.parse(re.match(r"^( *if )(.*)(:)$", cond).group(2), mode="eval")
+        for n in kept:
+            _assigned_where_read(tree, _local(n), _code(n))
+        cond = head.group(1) + ast.unparse(tree) + ":"
+    reads = [f"        {_local(n)} = {_code(n)}" for n in used if n not in kept]
+    return lines[:1] + [cond] + reads + lines[2:]
+
+
+def _surely_read(node, local: str):
+    """The Name node reading `local` that evaluating `node` surely evaluates (not one an and/or,
+    a conditional expression or a later link of a chained comparison may pass over, nor one in
+    a comprehension), or None."""
+    if isinstance(node, ast.Name):
+        return node if node.id == local else None
+    if isinstance(node, ast.Compare):
+        parts = [node.left, node.comparators[0]]
+    elif isinstance(node, ast.BinOp):
+        parts = [node.left, node.right]
+    elif isinstance(node, ast.UnaryOp):
+        parts = [node.operand]
+    elif isinstance(node, ast.BoolOp):
+        parts = [node.values[0]]
+    elif isinstance(node, (ast.Attribute, ast.Subscript)):
+        parts = [node.value]
+    else:
+        return None
+    for part in parts:
+        found = _surely_read(part, local)
+        if found is not None:
+            return found
+    return None
+
+
+def _assigned_where_read(tree: ast.Expression, local: str, code: str | None = None) -> bool:
+    """Whether the first operand of the condition `tree` (its top-level `and`'s) that reads
+    `local` surely reads it (_surely_read): then a block whose condition holds has read it
+    there. With `code`, that read becomes `(local := code)` and every other read of the
+    operand `code` (the later operands read the local)."""
+    body = tree.body
+    operands = body.values if isinstance(body, ast.BoolOp) and isinstance(body.op, ast.And) else [body]
+    for operand in operands:
+        if not any(isinstance(x, ast.Name) and x.id == local for x in ast.walk(operand)):
+            continue
+        sure = _surely_read(operand, local)
+        if sure is None or code is None:
+            return sure is not None
+        inside = {id(x) for x in ast.walk(operand)}
+        for node in ast.walk(tree):  # the tree: the operand may be the read itself
+            for field, value in ast.iter_fields(node):
+                if isinstance(value, ast.Name) and value.id == local and id(value) in inside:
+                    new = ast.parse(code, mode="eval").body
+                    if value is sure:
+                        new = ast.NamedExpr(ast.Name(local, ast.Store()), new)
+                    setattr(node, field, new)
+                elif isinstance(value, list):
+                    for i, item in enumerate(value):
+                        if isinstance(item, ast.Name) and item.id == local and id(item) in inside:
+                            new = ast.parse(code, mode="eval").body
+                            value[i] = ast.NamedExpr(ast.Name(local, ast.Store()), new) \
+                                if item is sure else new
+        ast.fix_missing_locations(tree)
+        return True
+    return False
 
 
 def _container_local(match: re.Match) -> str:

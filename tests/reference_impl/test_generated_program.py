@@ -3,6 +3,7 @@ follow spec/, and the game API around it keeps its contract (fresh lists, indepe
 
 from __future__ import annotations
 
+import ast
 import random
 
 import pytest
@@ -257,3 +258,31 @@ def test_a_comparison_an_earlier_condition_of_the_block_states_is_not_tested_aga
     per_seat = next(line for line in throw if "_c_out[seat]" in line)
     assert per_seat.count("seat != ") == 1, per_seat
     assert "_c_team[seat] == _c_team[_v_defender]" in per_seat, per_seat
+
+
+@pytest.mark.parametrize("preset", ["podkidnoy_trump_exchange", "marmot_tournament"])
+def test_a_state_value_the_block_condition_reads_is_read_once_for_its_loops_too(spec, preset):
+    """deck.trump_exchange_turn_up: the swap block's condition `turn_up_rank is not None` keeps
+    the turn-up's rank in its local as it reads it (`:=`), which the cards' test reads: the state
+    is asked once per settle, not twice (a method call each)."""
+    src = spec.ruleset(preset).source
+    settle = src[src.index("def settle("):]
+    settle = settle[:settle.index("\ndef ")]
+    assert settle.count("s.turn_up_rank()") == 1, settle
+    assert "(_v_turn_up_rank := s.turn_up_rank()) is not None" in settle
+
+
+@pytest.mark.parametrize("cond, kept", [
+    ("_v_x", "(_v_x := s.x())"),
+    ("a and _v_x > 1 and _v_x", "a and (_v_x := s.x()) > 1 and _v_x"),
+    ("a or _v_x", None),                       # an or may pass over it
+    ("(b and _v_x) and _v_x + 1 > 2", None),   # its first reader may not read it
+    ("f(_v_x) and 1 < 2 < _v_x", None),        # nor a later link of a chained comparison
+    ("_v_x > 0 and (_v_x if a else 1) > 0", "(_v_x := s.x()) > 0 and (_v_x if a else 1) > 0"),
+])
+def test_a_block_condition_keeps_a_value_only_where_it_surely_reads_it(cond, kept):
+    from durak_spec.reference_impl.ruleset import _assigned_where_read
+
+    tree = ast.parse(cond, mode="eval")
+    assert _assigned_where_read(tree, "_v_x", "s.x()") == (kept is not None)
+    assert ast.unparse(tree) == (kept or cond)
