@@ -1020,6 +1020,7 @@ _TABULABLE = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not,
               ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Is,
               ast.IsNot, ast.Name, ast.Load, ast.Constant, ast.Tuple, ast.Attribute, ast.IfExp)
 _SCALARS = {INT, BOOL, SEAT, RANK, SUIT, COLOUR, KIND}
+_ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
 def _tabulable(src: str) -> list[str] | None:
@@ -1033,6 +1034,11 @@ def _tabulable(src: str) -> list[str] | None:
     for node in ast.walk(ast.parse(src, mode="eval")):
         if not isinstance(node, _TABULABLE):
             return None
+        if isinstance(node, ast.Compare) and any(isinstance(op, _ORDERING) for op in node.ops) \
+                and any(isinstance(x, ast.Name) and x.id.startswith("_v_") and
+                        vocab.STATE[x.id[3:]].type.endswith("?")
+                        for x in [node.left] + node.comparators):
+            return None  # None < 1 raises: a value that may be None is only compared for equality
         if isinstance(node, ast.Attribute):
             root = node
             while isinstance(root, ast.Attribute):

@@ -286,3 +286,17 @@ def test_a_block_condition_keeps_a_value_only_where_it_surely_reads_it(cond, kep
     tree = ast.parse(cond, mode="eval")
     assert _assigned_where_read(tree, "_v_x", "s.x()") == (kept is not None)
     assert ast.unparse(tree) == (kept or cond)
+
+
+@pytest.mark.parametrize("cond, values", [
+    ("card.suit == target.suit and card.rank > target.rank or card.suit == _v_trump_suit", ["_v_trump_suit"]),
+    ("card.rank < _v_table_attack_count", ["_v_table_attack_count"]),
+    ("card.rank < _v_turn_up_rank", None),   # turn_up_rank may be None: None < 1 raises
+    ("card.rank in _v_table_ranks", None),   # a set of the state, not a value to key a table by
+    ("_c_out[seat]", None),                  # a container of the state
+    ("any(c.rank > card.rank for c in _v_in_play)", None),
+])
+def test_only_a_condition_that_cannot_raise_is_kept_in_a_table(cond, values):
+    from durak_spec.reference_impl.ruleset import _tabulable
+
+    assert _tabulable(cond) == values
