@@ -59,7 +59,7 @@ from durak_spec.conformance.problems import (
 from durak_spec.conformance.record import record_case
 from durak_spec.conformance.runner import Result, Session
 from durak_spec.conformance.transport import Adapter, AdapterError
-from durak_spec.reference_impl.diagnose import Observation, kind_group
+from durak_spec.reference_impl.diagnose import Observation, action_group, named_apart
 from durak_spec.reference_impl.diagnose import diagnose as counterfactual
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Game, Setup
@@ -177,6 +177,7 @@ class FuzzResult:
     interrupted: bool = False
     coverage: dict = field(default_factory=dict)
     errors: list = field(default_factory=list)
+    played_forms: frozenset = frozenset()  # the variant's forms played as a named suit (texts)
 
     @property
     def new(self) -> list:
@@ -901,7 +902,7 @@ class Campaign:
         the rest as the reference lists them: the same set may show another bug, which is
         another divergence (the covers a trump no longer beats beside a card added too early)."""
         have = set(w.have)
-        mine = _own_groups(w)
+        mine = _own_groups(w, {f.text for f in self.lock.ruleset.played_forms})
         if mine is not None:
             have = {t for t in w.want if not mine(t)} | {t for t in have if mine(t)}
         if self.lock.model.canonical:
@@ -923,17 +924,22 @@ class Campaign:
         entry.case_path = write_case(entry.case, self.spec, out_dir)
 
 
-def _own_groups(w: Divergence):
-    """For a legal-set divergence, a test of whether an action's text is of one of the groups of
-    kinds (diagnose.kind_group) its own differences are of; None when it names none."""
+def _own_groups(w: Divergence, offered=frozenset()):
+    """For a legal-set divergence, a test of whether an action's text is of one of the groups
+    (diagnose.group_of: its kind's, a play as a named suit apart) its own differences are of;
+    None when it names none. `offered`: the texts of the forms the variant offers
+    (Ruleset.played_forms), which stay with their kind."""
     if not (w.kind.startswith("legal") and w.texts and isinstance(w.want, list)
             and isinstance(w.have, list)):
         return None
-    ours = {kind_group(t.split()[1]) for t in w.texts if len(t.split()) > 1}
+    ref = set(w.want)
+
+    def group(text: str) -> tuple:
+        return action_group(text, named_apart(text, ref, offered))
+    ours = {group(t) for t in w.texts if len(t.split()) > 1}
 
     def mine(text: str) -> bool:
-        words = str(text).split()
-        return len(words) > 1 and kind_group(words[1]) in ours
+        return len(str(text).split()) > 1 and group(str(text)) in ours
     return mine
 
 
@@ -1113,6 +1119,7 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
     result.seconds = time.perf_counter() - t0
     result.games, result.steps, result.skipped = camp.game, camp.lock.steps, skipped
     result.played_at = camp.played_at
+    result.played_forms = frozenset(f.text for f in camp.lock.ruleset.played_forms)
     if camp.game == 0 and skipped:
         result.errors.append(f"the engine skipped every deal ({skipped}): {reason}")
     if not result.interrupted:
@@ -1387,7 +1394,7 @@ def results_of(result: FuzzResult, preset: str, adapter_name: str, spec_dir: str
         # a divergence that replaying shows to follow from others is their problem's, when they
         # are of one rule: one root cause, one problem
         causes = {sig.split()[1] for sig in e.follows} - {"-"}
-        want, have, mine = w.want, w.have, _own_groups(w)
+        want, have, mine = w.want, w.have, _own_groups(w, result.played_forms)
         if mine is not None:  # the part of the legal sets this divergence is about
             want, have = [t for t in want if mine(t)], [t for t in have if mine(t)]
         problem_rule = causes.pop() if len(causes) == 1 else w.rule or None

@@ -35,7 +35,7 @@ from durak_spec.reference_impl.diagnose import (
     allowed_before,
     attribute,
     edge_rule,
-    kind_group,
+    group_of,
     legal_differences,
 )
 from durak_spec.reference_impl.errors import DurakError
@@ -153,34 +153,26 @@ def _same(have, want: set) -> bool:
         return False
 
 
-def _group_only(g: Game, engine_legal: set | None, kind: str) -> list | None:
-    """The engine's legal set with only the differences among the actions of `kind`'s group
-    (diagnose.KIND_GROUPS) kept, the others as the reference has them: an action the engine
-    refuses is attributed among its own kind, not to another bug that shows in the same set."""
+def _group_only(g: Game, engine_legal: set | None, text: str) -> list | None:
+    """The engine's legal set with only the differences in the group of the action `text`
+    (diagnose.group_of) kept, the others as the reference has them: an action the engine
+    refuses is attributed among its own kind, not to another bug that shows in the same set (a
+    card played as a suit the variant offers none stands apart from the covers, as
+    diagnose.legal_differences splits a set)."""
     if engine_legal is None:
         return None
-    group = kind_group(kind)
     ref = {text_of(a) for a in g.legal_actions()}
-
-    def ours(text):
-        words = text.split()
-        return len(words) > 1 and words[1] in group
-
-    return sorted({t for t in ref if not ours(t)} | {t for t in engine_legal if ours(t)})
+    group = group_of(g, text, ref)
+    return sorted({t for t in ref if group_of(g, t, ref) != group} |
+                  {t for t in engine_legal if group_of(g, t, ref) == group})
 
 
-def _group_of(texts: list) -> tuple:
-    """The group of kinds (diagnose.KIND_GROUPS) of the actions `texts`, all of one group."""
-    words = texts[0].split() if texts else []
-    return kind_group(words[1] if len(words) > 1 else "")
-
-
-def _split(want: set, have: set) -> dict:
-    """The engine's extra and missing actions against `want`, by group of kinds, as
+def _split(g: Game, want: set, have: set) -> dict:
+    """The engine's extra and missing actions against `want`, by group (diagnose.group_of), as
     diagnose.legal_differences splits them: {group: (extra, missing)}."""
     out: dict = {}
     for text in sorted(have - want) + sorted(want - have):
-        out.setdefault(_group_of([text]), ([], []))[text in want].append(text)
+        out.setdefault(group_of(g, text, want), ([], []))[text in want].append(text)
     return out
 
 
@@ -805,14 +797,16 @@ class Lockstep:
             groups = [(whole.rule, _others(whole), sorted(have_set - want), sorted(want - have_set))]
         else:
             # the rule of each group of kinds is sampled; its actions are this occurrence's
-            split = _split(want, have_set)
+            split = _split(g, want, have_set)
             key = ("groups", tuple(sorted({t.split()[1] for t in have_set ^ want
-                                           if len(t.split()) > 1})))
+                                           if len(t.split()) > 1})), tuple(sorted(split)))
 
             def named():
                 findings: list = []
                 found = self._differences(g, seen, seg, steps, findings)
-                return {_group_of(more + fewer): (rule, _others(f) if rule == f.rule else ())
+                ref = {text_of(a) for a in g.legal_actions()}
+                return {group_of(g, (more + fewer)[0], ref): (rule, _others(f) if rule == f.rule
+                                                               else ())
                         for (rule, more, fewer), f in zip(found, findings)}
             rules = self._sample(key, named)
             groups = []
@@ -976,7 +970,7 @@ class Lockstep:
                     found = self._attribute(seg, _done(done) + [{"do": p.text, "expect": "accept"}],
                                             Observation(p.text, False, legal=_group_only(
                                                 g, None if agree is None else self._completed(g, agree),
-                                                p.action.kind)),
+                                                p.text)),
                                             (kind, p.action.kind))
                     rule = found.rule or "" if found is not None else ""
                     alternatives = _others(found) if rule else ()

@@ -849,17 +849,20 @@ def _breadth(rs: Ruleset, s, kinds, clause, fn, unbeaten) -> int:
 
 
 def permission_finding(game: Game, engine_legal: set[str] | None, focus: Action | None = None,
-                       history=()) -> Diagnosis:
+                       history=(), listed=None) -> Diagnosis:
     """The legality rule behind a difference of permissions in `game`: `engine_legal` is the
     engine's legal set (None if unknown: then the engine is taken to allow what the reference
     allows but `focus`, which it rejected); `history`, what the engine allowed before in the
-    game (_Point.history), rules out changes that would have forbidden it."""
+    game (_Point.history), rules out changes that would have forbidden it; `listed`, where
+    `engine_legal` keeps only one group's differences (legal_differences), the engine's whole set:
+    the cards it plays as a named suit still say which card it covers (_target_choice)."""
     ref = _legal_texts(game)
     eng = set(engine_legal) if engine_legal is not None else ref - {action_text(focus)}
     extra, missing = sorted(eng - ref), sorted(ref - eng)
     if not extra and not missing:
         return Diagnosis(None, "legal", "no difference")
-    chosen, alike = _target_choice(game, eng, missing, history) if not extra else (None, None)
+    chosen, alike = _target_choice(game, eng, missing, history, listed) if not extra else \
+        (None, None)
     if chosen is not None:
         earliest = next(t for t, d in game.state.table if d is None)
         return Diagnosis(chosen, "legal", f"the engine lets no card cover "
@@ -910,7 +913,7 @@ def _pass_records(game: Game, history) -> list[tuple[str, set]]:
     return out
 
 
-def _target_choice(game: Game, eng: set[str], missing: list[str], history=()
+def _target_choice(game: Game, eng: set[str], missing: list[str], history=(), listed=None
                    ) -> tuple[str | None, str | None]:
     """The rule that says which attack card may be covered, when that is all that differs: a
     defender held to the earliest unbeaten card. The engine lists exactly the reference's covers
@@ -923,7 +926,9 @@ def _target_choice(game: Game, eng: set[str], missing: list[str], history=()
     cards the defender holds: then the target decides only when no change of another cover rule
     does it as well (one that still lets some card of the deck beat another, and forbids no
     cover the engine allowed before); the target is then the other rule that explains it as well.
-    Returns (the target rule, if it decides; the target rule, if it explains it as well)."""
+    Unless the engine's whole set (`listed`) covers the earliest card otherwise, by a card played
+    as a named suit, and no later one: it then shows that card may be covered, and the later ones
+    not. Returns (the target rule, if it decides; the target rule, if it explains it as well)."""
     s = game.state
     unbeaten = [t for t, d in s.table if d is None]
     covers = [a for a in game.legal_actions() if a.kind == "cover"]
@@ -938,9 +943,25 @@ def _target_choice(game: Game, eng: set[str], missing: list[str], history=()
                    if "target_unbeaten" in WORDS.findall(cr.rule.clause or "")), None)
     if target is None:
         return None, None
-    if not any(a.target == unbeaten[0] for a in covers) and _cards_decide(game, covers, target, history):
+    if not any(a.target == unbeaten[0] for a in covers) and \
+            not _covers_earliest(game, listed, eng, unbeaten) and \
+            _cards_decide(game, covers, target, history):
         return None, target.id
     return target.id, None
+
+
+def _covers_earliest(game: Game, listed, eng: set[str], unbeaten: list) -> bool:
+    """Whether the engine's whole set `listed` holds covers that `eng` (its set as one group's
+    differences leave it) does not, all of the earliest unbeaten card and some."""
+    targets = set()
+    for text in set(listed or ()) - eng:
+        if text.split()[1:2] != ["cover"]:
+            continue
+        try:
+            targets.add(parse_action(text, game.ruleset.deck, game.state.n).target)
+        except (NotationError, ValueError):
+            return False
+    return targets == {unbeaten[0]}
 
 
 def _cards_decide(game: Game, covers: list, target, history) -> bool:
@@ -1028,8 +1049,19 @@ def _named_apart(game: Game, text: str, ref: set[str]) -> bool:
     """The engine lists `text`, which the reference does not, and it plays a card as a named suit
     that no card of the variant may take (not a Weli's form: those stay with their kind, listed
     for another seat or refused with the other trumps by another bug)."""
-    offered = {f.text for f in game.ruleset.played_forms}
+    return named_apart(text, ref, {f.text for f in game.ruleset.played_forms})
+
+
+def named_apart(text: str, ref, offered) -> bool:
+    """_named_apart, given the texts of the forms the variant offers (Ruleset.played_forms)."""
     return text not in ref and any("=" in w and w not in offered for w in text.split()[2:])
+
+
+def group_of(game: Game, text: str, ref: set[str]) -> tuple:
+    """The group the action `text` falls in when the engine's legal set is split against the
+    reference's `ref` (texts, in `game`): action_group, a play as a named suit apart
+    (_named_apart). Every consumer that splits a legal-set difference groups by it."""
+    return action_group(text, _named_apart(game, text, ref))
 
 
 def _own_group(game: Game, engine_legal: set[str], text: str) -> set[str]:
@@ -1039,7 +1071,7 @@ def _own_group(game: Game, engine_legal: set[str], text: str) -> set[str]:
     legal_differences splits a set, and fuzz a refusal)."""
     group, ref = action_group(text), _legal_texts(game)
     return {t for t in ref if action_group(t) != group} | \
-        {t for t in engine_legal if action_group(t, _named_apart(game, t, ref)) == group}
+        {t for t in engine_legal if group_of(game, t, ref) == group}
 
 
 def legal_differences(game: Game, engine_legal, history=(), findings: list | None = None
@@ -1055,13 +1087,14 @@ def legal_differences(game: Game, engine_legal, history=(), findings: list | Non
     extra, missing = sorted(eng - ref), sorted(ref - eng)
     groups: dict = {}
     for text in extra + missing:
-        groups.setdefault(action_group(text, _named_apart(game, text, ref)), ([], []))[text in ref].append(text)
+        groups.setdefault(group_of(game, text, ref), ([], []))[text in ref].append(text)
     out = []
     for group, (more, fewer) in groups.items():
         if len(groups) == 1:
             found = permission_finding(game, eng, history=history)
         else:
-            found = permission_finding(game, (ref - set(fewer)) | set(more), history=history)
+            found = permission_finding(game, (ref - set(fewer)) | set(more), history=history,
+                                       listed=eng)
         if findings is not None:
             findings.append(found)
         rule = found.rule
@@ -1501,7 +1534,8 @@ def _attribute(point: _Point, obs: Observation) -> Diagnosis:
         if found is None:
             engine_legal = None if obs.legal is None else \
                 _own_group(before, _texts(obs.legal), action_text(action))
-            found = permission_finding(before, engine_legal, action, point.history)
+            found = permission_finding(before, engine_legal, action, point.history,
+                                       None if obs.legal is None else _texts(obs.legal))
             found.check = "verdict"
             found.why = f"the engine rejects {action_text(action)}, which the reference allows"
             if found.rule is None:

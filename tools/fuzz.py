@@ -128,6 +128,7 @@ def merge(results: list[FuzzResult]) -> FuzzResult:
         out.replayed += r.replayed
         out.errors += r.errors
         out.interrupted |= r.interrupted
+        out.played_forms |= r.played_forms
         for e in flat(r.entries):  # each worker's root causes taken apart, grouped again below
             have = by_sig.get(e.signature)
             if have is None:

@@ -946,3 +946,39 @@ def test_a_rule_broken_besides_another_at_one_observation_is_a_signature_of_its_
     seven = f"python:{EXAMPLES}.mutants:hand_size_seven"
     alone = _fuzz(spec, seven, "podkidnoy", tmp_path / "seven", games=20, players=(4,))
     assert {e.witness.rule for e in flat(alone.entries)} == {"draw.who"}
+
+
+def test_cards_played_as_a_named_suit_stand_apart_and_still_say_which_card_is_covered(spec):
+    """An engine that covers only the earliest unbeaten card and lets any card be played as a
+    suit its player names (cover_earliest_only+named_suit_anywhere) lists, where the earliest
+    card (JD, trumps AD) can be beaten only as a named suit, those named covers of it and no
+    cover of the later TS. The named covers are play.named_suit's divergence alone, as
+    diagnose.legal_differences splits a set (lockstep split them with the covers, and one
+    divergence under defence.beat said both); the missing plain cover of TS is the target rule's,
+    since the named covers show the engine covers the earliest card (it was defence.beat's: no
+    plain cover of JD exists). A later legal-set divergence differs by its own actions, not by the
+    step before it."""
+    name = f"python:{EXAMPLES}.mutants:cover_earliest_only+named_suit_anywhere"
+    setup = {"hands": [["8S", "9S", "QS", "6H", "9H", "JH", "QH", "AH"], ["8C", "9C", "8H"]],
+             "talon": ["KS", "7H", "QC", "JS", "KH", "QD", "6D", "6C", "TH", "AC", "AD"],
+             "trump": "AD", "dealer": 1, "attacker": 1,
+             "table": [["TC", "JC"], ["JD", None], ["TS", None]], "defender": 0, "bout": 10,
+             "beaten_bouts": 4, "discard": 10}
+    adapter = make_adapter(name, spec=spec)
+    found = []
+    lock = Lockstep(spec, adapter, adapter.open(), "podkidnoy", {}, found.append)
+    try:
+        rs = lock.ruleset
+        lock.play(Setup.from_json(setup, rs.deck, rs.player_limits), random.Random(0),
+                  fixed=["0 take"])
+    finally:
+        adapter.close()
+    named, target, later = found
+    assert (named.signature, named.texts) == (
+        "legal-extra play.named_suit",
+        ("0 cover JD with AH=D", "0 cover JD with QH=D", "0 cover JD with QS=D"))
+    assert (target.signature, target.texts) == ("legal-missing defence.target",
+                                                ("0 cover TS with QS",))
+    assert later.steps == [{"do": "0 take", "expect": "accept"}]
+    assert later.signature == "legal-extra play.named_suit" and "0 take" not in later.texts and \
+        "1 attack 7H=C" in later.texts
