@@ -27,6 +27,7 @@ found first, as hypothesis replays its saved examples before generating new ones
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import hashlib
 import json
@@ -116,6 +117,11 @@ class Entry:
     # of follows_from, those settled by replaying under the option values that explain them
     # (Campaign.settle_by_variant): signature -> those values
     explained: dict = field(default_factory=dict)
+    # ... or under the one-place change of a clause that explains them where no option value does
+    # (diagnose's `change`): signature -> {"rule": id, "clause": the changed clause}
+    changed: dict = field(default_factory=dict)
+    # the one-place change of a clause that its diagnosis found (Diagnosis.change), or None
+    change: tuple | None = None
     # the other signatures of the same root cause, joined to this one (group_causes): each with
     # its own witness, count and case
     forms: list = field(default_factory=list)
@@ -148,7 +154,7 @@ class Entry:
                 "from_position": _is_position(w.setup), "message": w.message,
                 "diagnosis": w.diagnosis, "as_if": self.as_if, "advice": self.advice,
                 "known": self.known,
-                "follows": self.follows, "explained": self.explained,
+                "follows": self.follows, "explained": self.explained, "changed": self.changed,
                 "case": self.case["id"] if self.case else None,
                 "case_path": str(self.case_path) if self.case_path else None,
                 "forms": [{"signature": f.signature, "occurrences": f.count, "steps": len(f.witness.steps),
@@ -445,9 +451,11 @@ class Campaign:
         differences as agreed cannot say it: a state the engine reaches (a bout it keeps open, a
         table it ends early) follows from no action of the step, but from what the engine allowed
         or refused before. Its witness `w` (the campaign's shortest, before shrinking) is played
-        again with the reference under the option values that explain an earlier signature seen
-        in it (that entry's confirmed advice, else its diagnosis's first variant; the engine is
-        still sent the campaign's variant); the earlier one is kept when this divergence then no
+        again with the reference under what explains an earlier signature seen in it: that
+        entry's confirmed advice, else its diagnosis's first variant, else, where no option value
+        explains it, the spec with the one-place change of a clause its diagnosis found
+        (Diagnosis.change: the reference then lists what the engine listed there); the engine is
+        still sent the campaign's variant. The earlier one is kept when this divergence then no
         longer shows at its step, neither does the earlier one, and no other appears before it.
         A divergence not seen in the witness is tried too when its advice is confirmed by the
         run: the house rule the engine plays also shows as a state with no difference before it
@@ -458,7 +466,7 @@ class Campaign:
         by_sig = {e.signature: e for e in entries if e is not entry and e.known is None}
         prior = list(dict.fromkeys(list(entry.after) + list(w.after)))
         candidates = [by_sig[sig] for sig in prior if sig in by_sig and
-                      (by_sig[sig].advice or by_sig[sig].as_if)]
+                      (by_sig[sig].advice or by_sig[sig].as_if or by_sig[sig].change)]
         candidates += [e for e in by_sig.values() if e.advice and e.signature not in prior and
                        e.witness.rule != w.rule]
         candidates = candidates[:CAUSES]
@@ -471,9 +479,10 @@ class Campaign:
         before = {d.signature for d in seen}
         found = []
         for cause in candidates:
-            change = cause.advice or cause.as_if[0]
+            change = cause.advice or (cause.as_if[0] if cause.as_if else None)
             try:
-                variant = self.spec.ruleset(self.preset, {**self.options, **change})
+                variant = self.spec.ruleset(self.preset, {**self.options, **change}) if change \
+                    else self._changed_ruleset(*cause.change)
             except DurakError:
                 continue
             again = self._occurrences(w.setup, w.steps, ruleset=variant)
@@ -482,8 +491,25 @@ class Campaign:
                     cause.signature in shown or shown - before:
                 continue
             found.append(cause.signature)
-            entry.explained[cause.signature] = change
+            if change:
+                entry.explained[cause.signature] = change
+            else:
+                entry.changed[cause.signature] = {"rule": cause.change[0],
+                                                  "clause": cause.change[1]}
         entry.follows_from = sorted(found)
+
+    def _changed_ruleset(self, rule_id: str, clause: str):
+        """The campaign's variant compiled from the spec with the clause of `rule_id` replaced
+        by `clause` (a one-place change diagnose found), once per change."""
+        cache = self.__dict__.setdefault("_changed", {})
+        key = (rule_id, clause)
+        if key not in cache:
+            rules = [dataclasses.replace(r, clause=clause) if r.id == rule_id else r
+                     for r in self.spec.rules]
+            # a spec of its own, compiling its own rulesets (the decks are the same)
+            spec = dataclasses.replace(self.spec, rules=rules, _rulesets={})
+            cache[key] = spec.ruleset(self.preset, self.options)
+        return cache[key]
 
     # -- advice ------------------------------------------------------------------------------
     def plays_as(self, change: dict, others: set) -> bool:
@@ -884,6 +910,7 @@ class Campaign:
             return
         w.diagnosis = found.message()
         entry.as_if = list(found.as_if)
+        entry.change = tuple(found.change) if found.change else None
         entry.alternatives += [a for a in found.alternatives + found.larger
                                if a != found.rule and a not in entry.alternatives]
         entry.observed = obs
@@ -1175,6 +1202,8 @@ def merge_renamed(entries: list) -> list:
         have.after &= e.after
         have.follows_from = [s for s in have.follows_from if s in e.follows_from]
         have.explained = {s: c for s, c in have.explained.items() if s in have.follows_from}
+        have.changed = {s: c for s, c in have.changed.items() if s in have.follows_from}
+        have.change = have.change or e.change
         have.replayed |= e.replayed
         # one renamed by an option value the run does not confirm shows its new rule no more
         # plainly joined than alone (group_causes): the rule it was named by explains it as well
@@ -1400,8 +1429,8 @@ def results_of(result: FuzzResult, preset: str, adapter_name: str, spec_dir: str
         problem_rule = causes.pop() if len(causes) == 1 else w.rule or None
         if e.follows:
             detail += (f"; probably a consequence of {', '.join(e.follows)} (replayed with that "
-                       "difference taken as agreed, or under the option values that explain "
-                       "it, it does not show)")
+                       "difference taken as agreed, or under the option values or the change of "
+                       "a clause that explain it, it does not show)")
         if e.known is not None:
             detail = f"known divergence: {e.known}; {detail}"
         out.append(Result(

@@ -91,6 +91,9 @@ class Diagnosis:
     # change of the rule's clause: it fits this step, and what the engine did before tests it not
     besides: list = field(default_factory=list)  # other rules the same observation breaks as
     # well, each a difference of its own (a draw of other counts, dealt in another order)
+    # the one-place change of a clause that turns the reference's legal set into the engine's,
+    # where one does: [rule id, the clause's text so changed] (for a replay under it: fuzz)
+    change: list = field(default_factory=list, repr=False)
 
     def message(self) -> str:
         if self.as_if:
@@ -106,6 +109,7 @@ class Diagnosis:
         out = asdict(self)
         out.pop("involved")
         out.pop("older")
+        out.pop("change")
         out["message"] = self.message()
         return out
 
@@ -449,11 +453,19 @@ def _mutations(rs: Ruleset, rule) -> list[tuple[object, int, int, str | None]]:
                      lambda: _make_mutations(rs, rule))
 
 
+class _Mutations(list):
+    """_mutations' list, with the text of each change's clause: texts[id(fn)]."""
+
+    texts: dict
+
+
 def _make_mutations(rs: Ruleset, rule) -> list[tuple[object, int, int, str | None]]:
+    out = _Mutations()
+    out.texts = {}
     try:
         tree = ast.Expression(_inline(rs.spec, ast.parse(rule.clause.strip(), mode="eval").body))
     except SyntaxError:
-        return []
+        return out
     places = []  # (node, depth, parent, field, index)
 
     def visit(node, depth, parent, name, index):
@@ -468,7 +480,7 @@ def _make_mutations(rs: Ruleset, rule) -> list[tuple[object, int, int, str | Non
                 visit(value, depth + 1, node, field_name, None)
 
     visit(tree.body, 0, tree, "body", None)
-    out, seen = [], {}
+    seen = {}
 
     def add(text: str, size: int, depth: int, option: str | None = None) -> None:
         try:
@@ -478,6 +490,7 @@ def _make_mutations(rs: Ruleset, rule) -> list[tuple[object, int, int, str | Non
         if clause.src not in seen:
             seen[clause.src] = len(out)
             out.append((clause.fn, size, depth, option))
+            out.texts[id(clause.fn)] = text
         elif option and out[seen[clause.src]][3] is None:  # the whole clause's change, and the
             out[seen[clause.src]] = out[seen[clause.src]][:3] + (option,)  # option's value too
 
@@ -570,8 +583,8 @@ def _passes_refuted(rs: Ruleset, history, rid: str, fn, kinds) -> bool:
 
 def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, first_named=None,
                  involved: list | None = None, history=(), ties: list | None = None,
-                 records=(), larger: list | None = None, local: list | None = None
-                 ) -> tuple[str | None, int]:
+                 records=(), larger: list | None = None, local: list | None = None,
+                 change: list | None = None) -> tuple[str | None, int]:
     """The legality rule one change of which turns `ref_allowed` (Actions, in state `s`) into the
     engine's `eng` (texts) with the fewest mismatches: (rule id, size of the change). A change
     that forbids what the engine allowed earlier in the game (`history`) is not considered.
@@ -590,7 +603,8 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
     differ are added to `involved`, to `ties` the other rules a change of which
     does it with as few mismatches and as small a change, and to `larger` those a larger change
     of which does it with as few mismatches. Where a change of a record is the best, its rule is
-    added to `local`.
+    added to `local`; where a change of a clause is, [its rule, the clause's changed text] is put
+    in `change`.
 
     When no change does better than none, two looser questions follow, each only then: which
     change explains this step alone (`history` aside: the engine's rule is then no one-place
@@ -710,7 +724,7 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
                     continue
                 fits[rule.id] = min(fits.get(rule.id, key[:2]), key[:2])
                 if best is None or key < best[0]:
-                    best = (key, rule.id)
+                    best = (key, rule.id, fn)
         return best, fits
 
     best, fits = search(history, True)
@@ -764,6 +778,10 @@ def _permissions(rs: Ruleset, s, ref_allowed: set, eng: set[str], extra_texts, f
                              key=lambda r: fits[r]))
     if local is not None and best is by_record:
         local.append(best[1])
+    if change is not None and len(best) > 2:
+        text = _mutations(rs, rs.spec.rules_by_id[best[1]]).texts.get(id(best[2]))
+        if text is not None:
+            change[:] = [best[1], text]
     return best[1], best[0][1]
 
 
@@ -880,14 +898,17 @@ def permission_finding(game: Game, engine_legal: set[str] | None, focus: Action 
     ties: list = [alike] if alike else []
     larger: list = []
     local: list = []
+    change: list = []
     rule, _ = _permissions(game.ruleset, game.state, set(game.legal_actions()), eng, extra, first,
-                           involved, history, ties, _pass_records(game, history), larger, local)
+                           involved, history, ties, _pass_records(game, history), larger, local,
+                           change)
     also = sorted({r for rules in named for r in rules} - {rule})
     why = (f"the engine allows {', '.join(extra[:3]) or '-'}{' ...' if len(extra) > 3 else ''} "
            f"and not {', '.join(missing[:3]) or '-'}{' ...' if len(missing) > 3 else ''}")
     return Diagnosis(rule, "legal", why, also=also, involved=involved,
                      alternatives=[r for r in dict.fromkeys(ties) if r != rule],
-                     larger=[r for r in larger if r != rule and r not in ties], local=bool(local))
+                     larger=[r for r in larger if r != rule and r not in ties], local=bool(local),
+                     change=change if change and change[0] == rule else [])
 
 
 def _pass_records(game: Game, history) -> list[tuple[str, set]]:

@@ -244,13 +244,18 @@ def _print(res: FuzzResult, adapter_name: str, preset: str, players, options, ou
 
 def _follows(e) -> str:
     """Why a divergence is probably the consequence of earlier ones (Entry.follows_from)."""
-    agreed = [s for s in e.follows if s not in e.explained]
+    changed = getattr(e, "changed", {})
+    agreed = [s for s in e.follows if s not in e.explained and s not in changed]
     parts = [f"follows {', '.join(agreed)}: replayed with that difference taken as agreed, it "
              "no longer shows (probably its consequence)"] if agreed else []
     for sig, change in e.explained.items():
         values = " and ".join(f"{k} = {value_text(v)}" for k, v in change.items())
         parts.append(f"follows {sig}: replayed with the reference under {values}, which explains "
                      "that one, neither shows (probably its consequence)")
+    for sig, change in changed.items():
+        parts.append(f"follows {sig}: replayed with the reference's {change['rule']} changed as "
+                     "its diagnosis found (no option explains it), neither shows (probably its "
+                     "consequence)")
     return "; ".join(parts)
 
 

@@ -982,3 +982,50 @@ def test_cards_played_as_a_named_suit_stand_apart_and_still_say_which_card_is_co
     assert later.steps == [{"do": "0 take", "expect": "accept"}]
     assert later.signature == "legal-extra play.named_suit" and "0 take" not in later.texts and \
         "1 attack 7H=C" in later.texts
+
+
+def test_a_state_follows_an_earlier_difference_no_option_explains_under_its_changed_clause(spec):
+    """An engine that lets a player who passed still add (passed_player_adds) lists, in a bout
+    where seat 2 has passed, seat 2's cards again (legal-extra throw_in.not_passed, which no option
+    explains); after the defender takes and seat 2 passes, it keeps the table the reference
+    clears (a state, which follows from no action of its step). Replayed with the reference
+    compiled from the spec with the one-place change of throw_in.not_passed's clause that the
+    earlier divergence's diagnosis found, neither shows: the state is probably its consequence.
+    A change that explains something else (a cover rule's) marks nothing, and neither does an
+    earlier divergence with no change to replay under."""
+    from durak_spec.conformance.fuzz import Campaign, Entry
+    name = f"python:{EXAMPLES}.mutants:passed_player_adds"
+    setup = {"hands": [["QC", "KC", "QD", "KD", "QH", "KH"], ["AC", "8D", "8H", "9H"],
+                       ["TS", "JS", "AS", "7C", "8C", "TC", "JC", "TD", "JD", "AD", "JH"],
+                       ["8S", "9S", "9C", "9D"]],
+             "talon": ["TH", "AH", "QS"], "trump": "QS", "dealer": 3, "attacker": 3,
+             "table": [["6H", "7H"], ["6D", "KS"], ["7D", "7S"], ["6S", None], ["6C", None]],
+             "defender": 0, "passed": [2], "bout": 4, "discard": 0}
+    adapter = make_adapter(name, spec=spec)
+    try:
+        camp = Campaign(spec, adapter, adapter.open(), preset="podkidnoy", options={},
+                        players=[4], seed_value=1, adapter_name=name, known={}, db=None,
+                        db_key=b"")
+        found = []
+        camp.lock.on_divergence = found.append
+        rs = camp.lock.ruleset
+        camp.lock.play(Setup.from_json(setup, rs.deck, rs.player_limits), random.Random(0),
+                       fixed=["0 take", "2 pass"])
+        extra, state = [Entry(d, after=set(d.after)) for d in found]
+        assert (extra.signature, state.witness.kind) == ("legal-extra throw_in.not_passed",
+                                                         "state.table")
+        assert extra.signature in state.witness.after
+        camp.diagnose(extra, 10)
+        assert extra.as_if == [] and extra.change[0] == "throw_in.not_passed"
+        unexplained = Entry(extra.witness)  # the same divergence, no change found for it
+        other = Entry(extra.witness, change=("defence.beat", "card.rank > target.rank"))
+        for cause in (unexplained, other):
+            refuted = Entry(state.witness, after=set(state.after))
+            camp.settle_by_variant(refuted, state.witness, [cause, refuted])
+            assert refuted.follows == [] and refuted.changed == {}
+        camp.settle_by_variant(state, state.witness, [extra, state])
+    finally:
+        adapter.close()
+    assert state.follows == ["legal-extra throw_in.not_passed"]
+    assert state.changed == {"legal-extra throw_in.not_passed": {
+        "rule": "throw_in.not_passed", "clause": extra.change[1]}}
