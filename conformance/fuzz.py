@@ -122,6 +122,7 @@ class Entry:
     changed: dict = field(default_factory=dict)
     # the one-place change of a clause that its diagnosis found (Diagnosis.change), or None
     change: tuple | None = None
+    beside: bool = False  # its advice was confirmed with another root cause's (_advise_beside)
     # the other signatures of the same root cause, joined to this one (group_causes): each with
     # its own witness, count and case
     forms: list = field(default_factory=list)
@@ -1311,6 +1312,10 @@ def confirm_advice(camp, entries: list) -> None:
     every witness (each other divergence's own difference left out: another bug), as durak check
     confirms advice over its whole run (conformance/problems.py); otherwise the diagnosis says
     "no option explains this: rule R"."""
+    for f in flat(entries):  # confirmed again below, with the root causes as they are now
+        if f.beside:
+            f.advice, f.beside = None, False
+            f.witness.diagnosis = advice_message(None, f.witness.rule or None)
     evidence = Evidence()
     for setup, observations in camp.lock.observed:
         evidence.add(camp.lock.ruleset, setup, observations)
@@ -1344,6 +1349,74 @@ def confirm_advice(camp, entries: list) -> None:
             if f.as_if or f is e:
                 f.advice = advice
                 f.witness.diagnosis = advice_message(advice, f.witness.rule or None)
+    _advise_beside(camp, entries, evidence, every)
+
+
+def _advise_beside(camp, entries: list, evidence, every: list) -> None:
+    """Advice for a root cause with no advice confirmed whose witnesses break, besides its own
+    rule, the rule of another root cause with none either (diagnose's `besides`: a draw of other
+    counts dealt in another order too): no option value explains their observations alone where
+    the engine plays two house rules at once, one read by each rule (hand size seven, drawn
+    counterclockwise), and the other shows nowhere on its own (in every draw a hand of seven
+    differs too), so neither is found. Its candidates (its forms' option values, and the values
+    of the options its rules read) are tried with each value of an option the other's rule reads
+    and its own do not; one that reproduces both root causes' witnesses, the whole run (their
+    differences included) and the games where the run did not look (Campaign.plays_as) is split
+    between them by the rule that reads each option, as durak check advises each problem
+    (problems._beside_advised)."""
+    if not any(f.witness.besides_of for f in every):
+        return
+    spec = camp.spec
+    base = camp.lock.ruleset.options
+
+    def values(name: str) -> list:
+        return [v for v in spec.options[name].values
+                if not (v == base.get(name) and type(v) is type(base.get(name)))]
+
+    def read(forms) -> list:
+        return list(dict.fromkeys(n for f in forms if f.witness.rule in spec.rules_by_id
+                                  for n in rule_options(spec, spec.rules_by_id[f.witness.rule])
+                                  if n in spec.options))
+    for e in entries:
+        mine = [e] + e.forms
+        if e.advice is not None or e.known is not None:
+            continue
+        rules = {f.witness.rule for f in mine}
+        beside = [o for o in entries if o is not e and o.advice is None and o.known is None
+                  and any(f.witness.besides_of in rules for f in [o] + o.forms)]
+        if not beside:
+            continue
+        own = read(mine)
+        found = [dict(c) for c in dict.fromkeys(tuple(sorted(c.items(), key=lambda kv: kv[0]))
+                                                 for f in mine for c in f.as_if)]
+        candidates = found + [{n: v} for n in own for v in values(n)
+                              if {n: v} not in found]
+        for b in beside:
+            theirs = [b] + b.forms
+            options = [n for n in read(theirs) if n not in own]
+            pairs = [{**c, n: v} for c in candidates for n in options if n not in c
+                     for v in values(n)][:MAX_CANDIDATES * 4]
+            witnesses = Evidence()
+            for f in mine + theirs:
+                if f.observed:
+                    witnesses.add(camp.lock.ruleset, f.witness.setup, f.observed)
+            pairs = [c for c in pairs if witnesses.confirms(c)]
+            others = [o for o in every if not any(o is f for f in mine + theirs)]
+            advice = confirmed_advice(pairs, evidence, others) if pairs else None
+            rest = {r for o in others for r in [o.witness.rule] + list(o.alternatives)} - \
+                rules - {f.witness.rule for f in theirs}
+            if advice is None or not camp.plays_as(advice, rest):
+                continue
+            split = ({k: v for k, v in advice.items() if k not in options},
+                     {k: v for k, v in advice.items() if k in options})
+            if not all(split):
+                continue
+            for head, part in zip((e, b), split):
+                for f in [head] + head.forms:
+                    if f is head or f.as_if:
+                        f.advice, f.beside = part, True
+                        f.witness.diagnosis = advice_message(part, f.witness.rule or None)
+            break
 
 
 def _write_elsewhere(camp, entry, out_dir: Path, exc: OSError) -> str:
