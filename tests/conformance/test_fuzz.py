@@ -62,6 +62,20 @@ def _replays(spec, name, tmp_path, rule):
         assert on_reference.exit_code == 0 and "1 pass" in on_reference.output, case.id
 
 
+def _divergences_from(spec, name, setup, fixed):
+    """The divergences one podkidnoy lockstep game of engine `name` reports from the position
+    `setup` (JSON), its first actions `fixed`."""
+    adapter = make_adapter(name, spec=spec)
+    found = []
+    lock = Lockstep(spec, adapter, adapter.open(), "podkidnoy", {}, found.append)
+    try:
+        rs = lock.ruleset
+        lock.play(Setup.from_json(setup, rs.deck, rs.player_limits), random.Random(0), fixed=fixed)
+    finally:
+        adapter.close()
+    return found
+
+
 def test_the_reference_never_diverges_from_itself(spec, tmp_path):
     result = _fuzz(spec, "reference", "perevodnoy", tmp_path, games=30, players=(2, 3, 5))
     assert not result.entries and result.games == 30 and result.steps > 1000
@@ -366,16 +380,7 @@ def test_a_bout_the_engine_keeps_open_is_named_by_what_it_still_allows_there(spe
     setup = {"hands": [["6S", "7S", "AS", "6C", "QD"], ["KS", "8C", "AC", "6D", "JD"]],
              "talon": ["KH", "TS", "TC", "6H"], "trump": "6H", "dealer": 1, "attacker": 0,
              "table": [["9C", "QC"]], "defender": 1, "bout": 8, "beaten_bouts": 5, "discard": 20}
-    adapter = make_adapter(name, spec=spec)
-    found = []
-    lock = Lockstep(spec, adapter, adapter.open(), "podkidnoy", {}, found.append)
-    try:
-        rs = lock.ruleset
-        lock.play(Setup.from_json(setup, rs.deck, rs.player_limits), random.Random(0),
-                  fixed=["0 pass"])
-    finally:
-        adapter.close()
-    [div] = found
+    [div] = _divergences_from(spec, name, setup, ["0 pass"])
     assert (div.kind, div.rule) == ("state.table", "throw_in.not_passed"), div
     assert div.listed and "0 pass" in div.listed
 
@@ -992,16 +997,7 @@ def test_cards_played_as_a_named_suit_stand_apart_and_still_say_which_card_is_co
              "trump": "AD", "dealer": 1, "attacker": 1,
              "table": [["TC", "JC"], ["JD", None], ["TS", None]], "defender": 0, "bout": 10,
              "beaten_bouts": 4, "discard": 10}
-    adapter = make_adapter(name, spec=spec)
-    found = []
-    lock = Lockstep(spec, adapter, adapter.open(), "podkidnoy", {}, found.append)
-    try:
-        rs = lock.ruleset
-        lock.play(Setup.from_json(setup, rs.deck, rs.player_limits), random.Random(0),
-                  fixed=["0 take"])
-    finally:
-        adapter.close()
-    named, target, later = found
+    named, target, later = _divergences_from(spec, name, setup, ["0 take"])
     assert (named.signature, named.texts) == (
         "legal-extra play.named_suit",
         ("0 cover JD with AH=D", "0 cover JD with QH=D", "0 cover JD with QS=D"))
