@@ -27,7 +27,6 @@ found first, as hypothesis replays its saved examples before generating new ones
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import hashlib
 import json
@@ -505,11 +504,7 @@ class Campaign:
         cache = self.__dict__.setdefault("_changed", {})
         key = (rule_id, clause)
         if key not in cache:
-            rules = [dataclasses.replace(r, clause=clause) if r.id == rule_id else r
-                     for r in self.spec.rules]
-            # a spec of its own, compiling its own rulesets (the decks are the same)
-            spec = dataclasses.replace(self.spec, rules=rules, _rulesets={})
-            cache[key] = spec.ruleset(self.preset, self.options)
+            cache[key] = self.spec.with_clause(rule_id, clause).ruleset(self.preset, self.options)
         return cache[key]
 
     # -- advice ------------------------------------------------------------------------------

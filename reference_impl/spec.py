@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -71,6 +71,13 @@ class Spec:
             return self.rules_by_id[rule_id]
         except KeyError:
             raise SpecError(f"unknown rule id {rule_id!r}.{suggest(rule_id, self.rules_by_id)}") from None
+
+    def with_clause(self, rule_id: str, clause: str) -> Spec:
+        """This spec with the clause of rule `rule_id` replaced by `clause` (a one-place change
+        reference_impl/diagnose.py found): a spec of its own, compiling its own rulesets."""
+        self.rule(rule_id)
+        return replace(self, rules=[replace(r, clause=clause) if r.id == rule_id else r
+                                    for r in self.rules], _rulesets={})
 
     def ruleset(self, preset: str = "podkidnoy", overrides: dict | None = None) -> Ruleset:
         """The variant compiled, once per preset, option values and primitives: asked for

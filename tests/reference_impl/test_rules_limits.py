@@ -9,7 +9,8 @@ import random
 
 import pytest
 
-from durak_spec.reference_impl.game import Game
+from durak_spec.reference_impl.errors import SpecError
+from durak_spec.reference_impl.game import Game, Setup
 
 TRUMP = "AH"
 
@@ -56,8 +57,10 @@ def test_without_a_fixed_cap_the_seventh_card_is_allowed(durak):
 
 def test_the_podkidnoy_no_cap_preset_has_no_fixed_cap(durak):
     g = durak.game(CAP_HANDS, trump=TRUMP, attacker=0, preset="podkidnoy_no_cap")
-    durak.play(g, *FIVE_THROWS, "0 throw 7H")
+    durak.play(g, *FIVE_THROWS, "0 throw 7H", check_invariants=False)
     assert attack_count(g) == 7
+    g = durak.game(CAP_HANDS, trump=TRUMP, attacker=0)
+    assert durak.reject(durak.play(g, *FIVE_THROWS), "0 throw 7H").rule_id == "limits.cap"
 
 
 def test_a_cap_of_four_rejects_the_fifth_card(durak):
@@ -251,3 +254,17 @@ def test_after_a_beaten_off_first_bout_neither_scope_caps_at_five(durak, scope):
     durak.play(g, "1 attack 6S", "0 cover 6S with 7S", "1 throw 6C", "1 throw 6D", "1 throw 6H",
                "1 throw 7C", "1 throw 7D")
     assert attack_count(g) == 6
+
+
+def test_a_spec_with_one_clause_changed_plays_by_it_and_leaves_the_spec_alone(durak, spec):
+    """Spec.with_clause, as fuzz replays under a change diagnose found: the cap's clause made
+    always true lets the seventh card in, and the spec keeps its own clause."""
+    changed = spec.with_clause("limits.cap", "True")
+    assert changed.rule("limits.cap").clause == "True" != spec.rule("limits.cap").clause
+    rs = changed.ruleset("podkidnoy")
+    g = Game(rs, Setup.from_json({"hands": CAP_HANDS, "talon": [], "trump": TRUMP, "dealer": 1,
+                                  "attacker": 0}, rs.deck))
+    durak.play(g, *FIVE_THROWS, "0 throw 7H", check_invariants=False)
+    assert attack_count(g) == 7  # the shipped spec stops it: the test of podkidnoy_no_cap above
+    with pytest.raises(SpecError):
+        spec.with_clause("limits.no_such_rule", "True")
