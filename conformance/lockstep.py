@@ -47,7 +47,6 @@ from durak_spec.reference_impl.vocab import ACTION_KINDS, CAPABILITIES, CARD_KIN
 
 CHUNK = 128        # actions per step request, at most; fewer while divergences cut stretches short
 PIPE_CHUNK = 24    # ... to a subprocess, which plays one stretch while the next is planned
-CHECKPOINT = 32    # the reference is copied every this many planned steps, to go back to a step
 PROBE = 0.12       # share of steps that probe an illegal action
 PROBE_TRIES = 6    # illegal candidates drawn per probe; the one whose rule is least covered wins
 CARD_BIAS = 0.8    # share of choices among card plays when there are any (bouts grow to limits)
@@ -405,8 +404,8 @@ class Lockstep:
         legal, texts = None, _TEXT
         dropped = 0
         while len(plan) < limit and not g.state.finished:
-            if len(plan) % CHECKPOINT == 0:
-                checkpoints[len(plan)] = g.clone()
+            if not checkpoints:  # a copy at the stretch's start, to go back to a step of it
+                checkpoints[0] = g.clone()
             if legal is None:
                 legal = sendable(g)
             if todo is not None:
