@@ -279,7 +279,7 @@ class Setup:
             raise SetupError(f"{players} players; this deck is for {lo} to {hi}", "players")
         deck = list(ruleset.deck.pack)  # every card as many times as the deck holds it
         hidden = None
-        random.Random(seed).shuffle(deck)
+        _shuffle(deck, seed)
         probe = State.__new__(State)
         probe.n, probe.deck_size = players, len(deck)
         size = ruleset.hand_size_fn(probe)
@@ -322,6 +322,45 @@ class Setup:
         setup.hidden = hidden
         setup.seed = seed
         return setup
+
+
+_DRAWS: dict[int, tuple] = {}  # deck size -> (i, i + 1, its bit length) for i from the top
+_LIKE_RANDOM: list[bool] = []  # whether _drawn shuffles as random.shuffle: found at first use
+
+
+def _shuffle(deck: list, seed) -> None:
+    """Shuffle `deck` in place as `random.Random(seed).shuffle(deck)` does: by _drawn, once the
+    first call has found that it shuffles decks of a few sizes as random.shuffle does, under two
+    seeds each (else by random.shuffle itself)."""
+    if not _LIKE_RANDOM:
+        _LIKE_RANDOM.append(all(_drawn(list(range(size)), seed) == _shuffled(size, seed)
+                                for size in (2, 3, 5, 17, 36, 54, 80) for seed in (0, 2**40 + size)))
+    if _LIKE_RANDOM[0]:
+        _drawn(deck, seed)
+    else:
+        random.Random(seed).shuffle(deck)
+
+
+def _drawn(deck: list, seed) -> list:
+    """`deck` shuffled in place by CPython's shuffle loop (Fisher-Yates from the top, each index
+    drawn with getrandbits, drawn again while out of range), without its Python call per card."""
+    draws = _DRAWS.get(len(deck))
+    if draws is None:
+        draws = _DRAWS[len(deck)] = tuple((i, i + 1, (i + 1).bit_length())
+                                          for i in reversed(range(1, len(deck))))
+    bits = random.Random(seed).getrandbits
+    for i, n, k in draws:
+        j = bits(k)
+        while j >= n:
+            j = bits(k)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def _shuffled(size: int, seed) -> list:
+    deck = list(range(size))
+    random.Random(seed).shuffle(deck)
+    return deck
 
 
 @_naming_clauses
@@ -393,7 +432,7 @@ class Game:
             return
         _validate_for(ruleset, setup, _dealt)
         try:
-            self.state = self._initial_state(setup)
+            self.state = self._initial_state(setup, _dealt)
             self._refresh()
         except Exception as exc:
             raise failure_of(exc) or exc
@@ -409,35 +448,43 @@ class Game:
         return cls(ruleset, setup, _state=shell._initial_state(setup))
 
     # -- construction ---------------------------------------------------------------------
-    def _initial_state(self, setup: Setup) -> State:
+    def _initial_state(self, setup: Setup, dealt: bool = False) -> State:
+        """The state `setup` describes; `dealt`: a setup Setup.deal made under this ruleset and
+        nobody changed since (see _validate_for), whose every card lies in a hand or the talon."""
         s = State.__new__(State)
-        n = setup.players
+        n = len(setup.hands)
+        ruleset = self.ruleset
         s.n = n
-        s.hands = [list(h) for h in setup.hands]
+        s.hands = hands = [list(h) for h in setup.hands]
         s.talon = list(setup.talon)
-        s.trump_card = setup.trump
-        s.hidden_card = setup.hidden
-        s.redealt = False
-        s.trump_suit = None
-        s.table = [list(p) for p in setup.table]
-        s.discard = self._out_of_play(setup)
-        s.deck_size = len(self.ruleset.deck)
-        s.unbeaten = sum(1 for _, d in s.table if d is None)
-        s.attack_ranks = {a.rank for a, _ in s.table}
-        s.table_ranks = {c.rank for p in s.table for c in p if c is not None}
+        s.trump_card, s.hidden_card, s.redealt, s.trump_suit = setup.trump, setup.hidden, False, None
+        s.deck_size = len(ruleset.deck)
         s.dealer = setup.dealer
-        s.bout_number, s.beaten_bouts, s.taking = setup.bout, setup.beaten_bouts, setup.taking
-        s.passed, s.out = [False] * n, [False] * n
-        for seat in setup.passed:
-            s.passed[seat] = True
-        for seat in setup.out:
-            s.out[seat] = True
-        s.active, s.finish_order = n - len(setup.out), list(setup.out)
+        if setup.is_position:
+            s.table = [list(p) for p in setup.table]
+            s.discard = self._out_of_play(setup)
+            s.unbeaten = sum(1 for _, d in s.table if d is None)
+            s.attack_ranks = {a.rank for a, _ in s.table}
+            s.table_ranks = {c.rank for p in s.table for c in p if c is not None}
+            s.bout_number, s.beaten_bouts, s.taking = setup.bout, setup.beaten_bouts, setup.taking
+            s.passed, s.out = [False] * n, [False] * n
+            for seat in setup.passed:
+                s.passed[seat] = True
+            for seat in setup.out:
+                s.out[seat] = True
+            s.active, s.finish_order = n - len(setup.out), list(setup.out)
+            s.laid_by = [setup.attacker] * len(s.table)  # a position does not say who laid what
+        else:  # the start of a deal
+            s.table, s.laid_by, s.finish_order = [], [], []
+            s.discard = [] if dealt else self._out_of_play(setup)
+            s.unbeaten, s.attack_ranks, s.table_ranks = 0, set(), set()
+            s.bout_number, s.beaten_bouts, s.taking = 1, 0, False
+            s.passed, s.out, s.active = [False] * n, [False] * n, n
         s.can_throw, s.any_throw = [False] * n, False
         s.finished, s.fool = False, None
-        s.drew, s.after_draw, s.short_after_draw = [0] * n, [len(h) for h in s.hands], [False] * n
+        s.drew, s.after_draw, s.short_after_draw = [0] * n, list(map(len, hands)), [False] * n
         s.transferer, s.steps = None, 0
-        s.team, s.team_play = self.ruleset.seating(n)
+        s.team, s.team_play = ruleset.seating(n)
         s.emptied, s.losers, s.places = [-1] * n, None, None
         s.last_table, s.last_taken = [], False
         s.deal_number, s.after_a_loss = setup.deal_number, setup.previous_fool is not None
@@ -445,9 +492,8 @@ class Game:
         s.previous_winner = setup.dealer if setup.previous_winner is None else setup.previous_winner
         s.shown = set()
         s.exchanges = [0] * n
-        s.laid_by = [setup.attacker] * len(s.table)  # a position does not say who laid what
-        s.hand_size = self.ruleset.hand_size_fn(s)
-        s.trump_suit = self.ruleset.decide_fns["trump_suit"](s, None)
+        s.hand_size = ruleset.hand_size_fn(s)
+        s.trump_suit = self.decide_seat["trump_suit"](s, None)
         s.attacker = s.defender = 0
         s.attacker = setup.attacker if setup.attacker is not None else self._decide(s, "first_attacker")
         s.defender = setup.defender if setup.defender is not None else self._decide(s, "first_defender")
@@ -456,7 +502,7 @@ class Game:
         # A position's unbeaten cards count as added since the defender's last answer.
         s.added_since_answer = s.unbeaten
         # The defender's hand when the bout began: what they hold plus the cards they covered with.
-        s.defender_hand_at_start = len(s.hands[s.defender]) + len(s.table) - s.unbeaten
+        s.defender_hand_at_start = len(hands[s.defender]) + len(s.table) - s.unbeaten
         if s.attacker == s.defender:
             raise SetupError("the first attacker and defender are the same seat", "attacker")
         return s

@@ -203,7 +203,7 @@ class Match:
     def deal(self, seed: int) -> Game:
         """The next deal, shuffled with `seed` and dealt by the match's next dealer."""
         return self._begin(Setup.deal(self.ruleset, self.players, seed, dealer=self.dealer,
-                                      **self.context()))
+                                      **self.context()), dealt=True)
 
     def start(self, setup: Setup) -> Game:
         """The next deal from explicit cards; its dealer and match fields come from the match."""
@@ -214,10 +214,11 @@ class Match:
         setup.previous_fool, setup.previous_winner = ctx["previous_fool"], ctx["previous_winner"]
         return self._begin(setup)
 
-    def _begin(self, setup: Setup) -> Game:
+    def _begin(self, setup: Setup, dealt: bool = False) -> Game:
+        """The deal of `setup`; `dealt`: Setup.deal's, valid as dealt (see Game.from_seed)."""
         if self.over:
             raise SetupError("the match is over")
-        game = Game(self.ruleset, setup)
+        game = Game(self.ruleset, setup, _dealt=dealt)
         self._first_attacker = game.state.attacker
         return game
 

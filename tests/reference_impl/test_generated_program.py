@@ -4,11 +4,14 @@ follow spec/, and the game API around it keeps its contract (fresh lists, indepe
 from __future__ import annotations
 
 import ast
+import dataclasses
 import random
 
 import pytest
 
+from durak_spec.reference_impl import game
 from durak_spec.reference_impl.game import Game, Setup
+from durak_spec.reference_impl.match import Match
 from durak_spec.reference_impl.notation import state_json
 from durak_spec.reference_impl.state import State
 
@@ -193,6 +196,57 @@ def test_every_deal_of_every_preset_is_a_valid_setup(spec):
                 setup = Setup.deal(rs, players, seed)
                 setup.validate(rs.deck, rs.player_limits, rs.turn_up_place)
                 assert all(setup.hands), (preset, players, seed)
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 24, 32, 36, 52, 54, 72, 108, 200])
+def test_a_deal_shuffles_as_random_shuffle_does(size):
+    """Setup.deal shuffles by CPython's shuffle loop written out (game._drawn, no Python call
+    per card): the deck in the same order as `random.Random(seed).shuffle` leaves it, whatever
+    the deck and the seed, a redrawn index (one out of range) included."""
+    for seed in list(range(40)) + [2**31 - 1, 2**64 + 3, -5]:
+        ours, theirs, dealt = list(range(size)), list(range(size)), list(range(size))
+        game._drawn(ours, seed)
+        random.Random(seed).shuffle(theirs)
+        game._shuffle(dealt, seed)
+        assert ours == theirs == dealt, (size, seed)
+
+
+def test_a_deal_shuffles_with_random_shuffle_where_its_loop_differs(monkeypatch):
+    """Where this Python's shuffle is not the loop game._shuffle writes out (its first call
+    compares them), a deal is shuffled by random.shuffle itself."""
+    def reversed_shuffle(self, x):
+        x.reverse()
+
+    monkeypatch.setattr(random.Random, "shuffle", reversed_shuffle)
+    monkeypatch.setattr(game, "_LIKE_RANDOM", [])
+    deck = list(range(36))
+    game._shuffle(deck, 1)
+    assert game._LIKE_RANDOM == [False] and deck == list(range(35, -1, -1))
+
+
+def test_a_deal_starts_as_the_same_setup_given_explicitly(spec, monkeypatch):
+    """Game.from_seed (and a match's deal) builds the start of a deal without a position's work
+    (no table, nobody out, no discard: Game._initial_state): the same state as the same setup
+    given explicitly and read as a position, at every player count and in a later deal."""
+    games = []
+    for preset in ("podkidnoy", "podkidnoy_teams", "two_packs", "railway", "changeable_trump"):
+        rs = spec.ruleset(preset)
+        for players in range(rs.player_limits[0], rs.player_limits[1] + 1):
+            games += [Game.from_seed(rs, players, seed) for seed in range(2)]
+    match = Match(spec.ruleset("podkidnoy"), 3)
+    first = match.deal(1)
+    first.play_out(random.Random(1).choice, 5000)
+    match.record(first)
+    games.append(match.deal(2))
+    assert games[-1].setup.deal_number == 2
+    monkeypatch.setattr(Setup, "is_position", property(lambda setup: True))
+    for dealt in games:
+        given = Game(dealt.ruleset, dataclasses.replace(dealt.setup))
+        assert _slots(dealt.state) == _slots(given.state), (dealt.ruleset.name, dealt.setup.seed)
+
+
+def _slots(state: State) -> dict:
+    return {name: getattr(state, name) for name in State.__slots__}
 
 
 def test_the_operands_of_a_card_condition_that_read_no_card_are_tested_once(spec):
