@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import operator
 import weakref
+from itertools import chain, compress
 from typing import NamedTuple
 
 from .cards import Card, Deck
@@ -134,8 +135,7 @@ class State:
         return seat
 
     def teams_in_game(self) -> int:
-        out, team = self.out, self.team
-        return len({team[x] for x in range(self.n) if not out[x]})
+        return len(set(compress(self.team, map(operator.not_, self.out))))
 
     def team_out(self, seat: int) -> bool:
         out, team = self.out, self.team
@@ -185,8 +185,9 @@ class State:
     def in_play(self) -> list[Card]:
         """The physical cards still in the game: every hand, the table and the talon (the turn-up
         and a card hidden under it included); the discard pile is out of play."""
-        out = [c for h in self.hands for c in h]
-        out += [c.real for pair in self.table for c in pair if c is not None]
+        out = list(chain.from_iterable(self.hands))
+        if self.table:
+            out += [c.real for pair in self.table for c in pair if c is not None]
         out += self.talon
         return out
 

@@ -1,0 +1,37 @@
+"""The state's queries (reference_impl/state.py) that clauses read, over states of random games."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+
+from durak_spec.reference_impl.game import Game
+
+
+def test_the_cards_in_play_are_every_physical_card_but_the_discard(spec):
+    """in_play (deck.trump_exchange_card reads it): every hand, the table and the talon, each card
+    as its physical card (the Weli played as a named suit is the six it is), the discard apart."""
+    tables = 0
+    for preset in ("weli", "podkidnoy_trump_exchange", "two_packs"):
+        rs = spec.ruleset(preset)
+        for seed in range(3):
+            game, choose = Game.from_seed(rs, 3, seed), random.Random(seed).choice
+            while not game.is_terminal():
+                s = game.state
+                in_play = s.in_play()
+                assert Counter(in_play) + Counter(s.discard) == Counter(rs.deck.pack), (preset, seed)
+                assert all(c.real is c for c in in_play), (preset, seed)
+                tables += bool(s.table)
+                game.apply_action(choose(game.legal_actions()))
+    assert tables > 100
+
+
+def test_the_teams_in_game_are_those_with_a_seat_not_out(spec):
+    rs = spec.ruleset("podkidnoy_teams")
+    for n in (4, 6):
+        s = Game.from_seed(rs, n, 0).state
+        assert s.team_play
+        for out in itertools.product((False, True), repeat=n):
+            s.out = list(out)
+            assert s.teams_in_game() == len({s.team[x] for x in range(n) if not out[x]}), out
