@@ -58,7 +58,9 @@ STATE = {
     "last_defender": Name(SEAT, "s.last_defender", doc="defender of the last bout that ended"),
     "hand": Name(INT, "len(s.hands[{0}])", (SEAT,), doc="cards in a player's hand"),
     "laid": Name(INT, "s.laid({0})", (SEAT,), doc="attack cards on the table the player laid"),
-    "left": Name(SEAT, "s.left_of({0})", (SEAT,), doc="the next player in the game clockwise"),
+    # while nobody is out, the next seat, found without a call
+    "left": Name(SEAT, "((({0}) + 1) % s.n if True not in s.out else s.left_of({0}))", (SEAT,),
+                 doc="the next player in the game clockwise"),
     "cw": Name(INT, "(({1}) - ({0})) % s.n", (SEAT, SEAT), doc="clockwise seat distance from a to b"),
     "is_out": Name(BOOL, "s.out[{0}]", (SEAT,), doc="the player is out of the game"),
     "exchanges": Name(INT, "s.exchanges[{0}]", (SEAT,),
@@ -78,7 +80,9 @@ STATE = {
                  doc="the player's team number (their own seat number when playing alone)"),
     "teammate": Name(BOOL, "({0} != {1} and s.team[{0}] == s.team[{1}])", (SEAT, SEAT),
                      doc="two different players of one team"),
-    "next_opponent": Name(SEAT, "s.next_opponent({0})", (SEAT,),
+    # without teams and while nobody is out, the next seat, found without a call
+    "next_opponent": Name(SEAT, "((({0}) + 1) % s.n if not s.team_play and True not in s.out "
+                                "else s.next_opponent({0}))", (SEAT,),
                           doc="the next player clockwise in the game who is not the player's teammate"),
     "teams_in_game": Name(INT, "s.teams_in_game()", doc="teams with a player still in the game"),
     "team_out": Name(BOOL, "s.team_out({0})", (SEAT,),

@@ -6,7 +6,10 @@ import itertools
 import random
 from collections import Counter
 
+import pytest
+
 from durak_spec.reference_impl.game import Game
+from durak_spec.reference_impl.lang import SEAT
 
 
 def test_the_cards_in_play_are_every_physical_card_but_the_discard(spec):
@@ -35,3 +38,29 @@ def test_the_teams_in_game_are_those_with_a_seat_not_out(spec):
         for out in itertools.product((False, True), repeat=n):
             s.out = list(out)
             assert s.teams_in_game() == len({s.team[x] for x in range(n) if not out[x]}), out
+
+
+@pytest.mark.parametrize("preset", ["podkidnoy", "podkidnoy_teams", "partners_side_by_side"])
+def test_a_clauses_next_seats_are_the_states_own(spec, spec_copy, preset):
+    """left(x) and next_opponent(x) read the next seat without a call while nobody is out (and
+    no teams play, for next_opponent; vocab.py): the seats State.left_of and
+    State.next_opponent give, for every seat under every pattern of seats out; with partners
+    side by side too (a layout of spec/teams.yaml a copy seats so)."""
+    if preset == "partners_side_by_side":
+        spec_copy.edit("teams.yaml", "{players: 4, teams: [0, 1, 0, 1]}",
+                       "{players: 4, teams: [0, 0, 1, 1]}")
+        spec, preset = spec_copy.load(), "podkidnoy_teams"
+    rs = spec.ruleset(preset)
+    left = rs.compile_clause("left(attacker)", SEAT, "left").fn
+    after = rs.compile_clause("next_opponent(attacker)", SEAT, "next_opponent").fn
+    teams = 0
+    for n in range(2, 7):
+        s = Game.from_seed(rs, n, 0).state
+        teams += s.team_play
+        for out in itertools.product((False, True), repeat=n):
+            s.out = list(out)
+            for seat in range(n):
+                s.attacker = seat
+                assert left(s) == s.left_of(seat), (n, out, seat)
+                assert after(s) == s.next_opponent(seat), (n, out, seat)
+    assert teams == (2 if preset == "podkidnoy_teams" else 0)
