@@ -27,7 +27,9 @@ STATE = {
     "hidden_card": Name(BOOL, "(s.hidden_card is not None)",
                         doc="a card still lies face down under the turn-up, to be turned up once "
                             "the turn-up is drawn (changeable trump)"),
-    "turn_up_rank": Name(RANK + "?", "s.turn_up_rank()",
+    # the turn-up under the talon (the most common place) read without a call
+    "turn_up_rank": Name(RANK + "?", "(None if not s.talon else s.trump_card.rank if s.talon[-1] "
+                                     "is s.trump_card else s.turn_up_rank())",
                          doc="rank of the turned-up trump card while it is still in the talon, else None"),
     "discard_count": Name(INT, "len(s.discard)", doc="cards in the discard pile"),
     "deck_size": Name(INT, "s.deck_size", doc="cards in the deck"),

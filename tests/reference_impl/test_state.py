@@ -64,3 +64,22 @@ def test_a_clauses_next_seats_are_the_states_own(spec, spec_copy, preset):
                 assert left(s) == s.left_of(seat), (n, out, seat)
                 assert after(s) == s.next_opponent(seat), (n, out, seat)
     assert teams == (2 if preset == "podkidnoy_teams" else 0)
+
+
+def test_a_clauses_turn_up_rank_is_the_states_own(spec):
+    """turn_up_rank reads the turn-up under the talon without a call (vocab.py): the rank
+    State.turn_up_rank gives on every step of random games, with the turn-up under the talon,
+    on top of it (albanian) and with a card hidden under it (changeable_trump)."""
+    seen = Counter()
+    for preset in ("podkidnoy_trump_exchange", "albanian", "changeable_trump"):
+        rs = spec.ruleset(preset)
+        rank = rs.compile_clause("turn_up_rank", None, "turn_up_rank").fn
+        for seed in range(2):
+            game, choose = Game.from_seed(rs, 2, seed), random.Random(seed).choice
+            while not game.is_terminal():
+                s = game.state
+                assert rank(s) == s.turn_up_rank(), (preset, seed, s.steps)
+                seen[preset, rank(s) is None] += 1
+                game.apply_action(choose(game.legal_actions()))
+    assert all(seen[p, gone] for p in ("podkidnoy_trump_exchange", "albanian", "changeable_trump")
+               for gone in (False, True)), seen
