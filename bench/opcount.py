@@ -90,7 +90,7 @@ def _step_parts(source: str) -> dict[int, str]:
     and in `play` (the step's body in Game.play_out's loop, indented 8 more)."""
     lines = source.splitlines()
     starts: dict[int, str] = {}
-    indent = 0
+    indent, reads = 0, False
     for i, line in enumerate(lines, 1):
         if line.startswith("def "):
             indent = 8 if line.startswith("def play(") else 0
@@ -102,8 +102,10 @@ def _step_parts(source: str) -> dict[int, str]:
             starts[i] = f"step: event {kind.group(1)}"
         elif line.startswith("    s.steps += 1"):
             starts[i] = "step: settle's reads"
-        elif line == "        # throw":
-            starts[i] = "step: throw-ins listed"
+            reads = True  # until the throw-ins (a program written by ast has no comments)
+        elif line == "        # throw" or (reads and re.match(r"        if (?!s\.finished|throws:)", line)):
+            starts[i] = "step: throw-ins listed"  # the comment, or the first test after the reads
+            reads = False
         elif line == "        if throws:":
             starts[i] = "step: who may throw, passes, order"
         elif line == "        out = []":
@@ -115,10 +117,11 @@ def _step_parts(source: str) -> dict[int, str]:
     return starts
 
 
-def _line_text(rs, filename: str, line: int) -> str:
+def _line_text(rs, filename: str, line: int, players: int) -> str:
     """The text of a line that ran: of the generated program (its step or the rest), or a file."""
     if filename.startswith("<step of"):
-        lines = rs.step_source.splitlines()
+        lines = (rs.step_source_for(players) if hasattr(rs, "step_source_for")
+                 else rs.step_source).splitlines()
     elif filename.startswith("<legal actions of"):
         lines = rs.source.splitlines()
     else:
@@ -132,10 +135,15 @@ def count(preset: str, players: int, games: int, lines: int = 0) -> dict:
     rs = load_spec().ruleset(preset)
     for seed in range(10**6, 10**6 + WARM_GAMES):
         play_random_game(rs, players, seed, check=False)
-    step = getattr(rs, "step_fn", None)
+    if hasattr(rs, "compiled_program"):  # the step and play written for this player count
+        step, play = rs.compiled_program(players) or (None, None)
+        source = rs.step_source_for(players) if step is not None else ""
+    else:  # a revision before them (--baseline): one step for every player count
+        step, play = getattr(rs, "step_fn", None), getattr(rs, "play_fn", None)
+        source = rs.step_source if step is not None else ""
     step_code = getattr(step, "__code__", None)
-    play_code = getattr(getattr(rs, "play_fn", None), "__code__", None)
-    starts = sorted(_step_parts(rs.step_source).items()) if step_code is not None else []
+    play_code = getattr(play, "__code__", None)
+    starts = sorted(_step_parts(source).items()) if step_code is not None else []
     by_line: Counter = Counter()
     parts: Counter = Counter()
     every_line: Counter = Counter()  # (code, line) -> instructions, with `lines`
@@ -181,7 +189,7 @@ def count(preset: str, players: int, games: int, lines: int = 0) -> dict:
         parts[part] += n
     every_line.update(by_line)
     top = [[n / games, code.co_filename, code.co_name, line,
-            _line_text(rs, code.co_filename, line)]
+            _line_text(rs, code.co_filename, line, players)]
            for (code, line), n in every_line.most_common(lines)] if lines else []
     return {"games": games, "steps": steps, "lines": top,
             "parts": {k: v / games for k, v in parts.items()}}

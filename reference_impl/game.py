@@ -617,10 +617,11 @@ class Game:
         apply_action does, without checking that the chosen action is listed (it is taken from
         the list) and without copying the list, which `choose` must leave as it is."""
         s, step, legal = self.state, self._step, self._legal
-        play = self.ruleset.play_fn
-        if play is not None and step is self.ruleset.step_fn:  # the whole loop generated
+        program = self.ruleset.compiled_program(s.n)
+        if program is not None and (step is program[0] or step is self.ruleset.play_step):
+            # the whole loop generated (a game's first step hands it the written step)
             try:
-                self._legal = play(self, s, legal, choose, limit)
+                self._legal = program[1](self, s, legal, choose, limit)
             except Exception as exc:  # the actions legal before the failing step kept
                 raise failure_of(exc) or exc
             return

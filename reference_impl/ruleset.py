@@ -50,6 +50,7 @@ from .lang import (
 )
 from .model import Rule, check_option_value, options_read
 from .primitives import PRIMITIVES
+from .specialise import specialised
 from .state import action_table
 
 if TYPE_CHECKING:  # the loader builds rulesets, so only annotations name it
@@ -663,26 +664,30 @@ class Ruleset:
 
     @property
     def play_step(self):
-        """What Game.apply_action calls for each action: `step_fn` once this ruleset has played
-        WARM_STEPS actions (in all its games), and before that the same in three calls (the
-        action's event, the count of steps, settle), with the primitives called rather than
-        written out, so that a ruleset that plays a few steps never writes or compiles `step`.
-        Both play the same games (tests/reference_impl/test_same_games.py)."""
-        fn = self.__dict__.get("_step_fn")
+        """What a game first calls for each action: once this ruleset has played WARM_STEPS
+        actions (in all its games), it hands the game the step written for its player count
+        (`program`); before that it does the same in three calls (the action's event, the count
+        of steps, settle), with the primitives called rather than written out, so that a ruleset
+        that plays a few steps never writes or compiles `step`. Both play the same games
+        (tests/reference_impl/test_same_games.py)."""
+        fn = self.__dict__.get("_first_steps")
         if fn is None:
-            fn = self.__dict__.get("_first_steps")
-            if fn is None:
-                fn = self._first_steps = self._make_first_steps()
+            fn = self._first_steps = self._make_first_steps()
         return fn
 
     def _make_first_steps(self):
         events, settle, played = self.events, self.settle_fn, [0]
+        programs = self.__dict__.setdefault("_programs", {})
 
         def first_steps(g, s, a):
-            played[0] += 1
-            if played[0] > WARM_STEPS:  # from now on, every game of this ruleset steps at once
-                g._step = self.step_fn
-                return g._step(g, s, a)
+            program = programs.get(s.n)
+            if program is None:
+                played[0] += 1
+                if played[0] > WARM_STEPS:  # from now on, every game of this ruleset steps at once
+                    program = self.program(s.n)
+            if program is not None:  # the game steps at once from now on
+                g._step = program[0]
+                return program[0](g, s, a)
             event = events.get(a[0])
             if event is not None:
                 event(g, s, a)
@@ -702,6 +707,34 @@ class Ruleset:
             self._play_fn = self._ns["play"]
             fn = self._step_fn = self._ns["step"]
         return fn
+
+    def step_source_for(self, n: int) -> str:
+        """The source of `step` and `play` written for `n` players (specialise.py): the player
+        count, the seats, their teams and whether that is team play as constants."""
+        sources = self.__dict__.setdefault("_step_sources", {})
+        src = sources.get(n)
+        if src is None:
+            team, team_play = self.seating(n)
+            src = sources[n] = specialised(self.step_source, n, team, team_play)
+        return src
+
+    def program(self, n: int) -> tuple:
+        """(step, play) written for `n` players (step_source_for), compiled the first time it is
+        asked for, in a namespace of its own beside the rest of the program's."""
+        programs = self.__dict__.setdefault("_programs", {})
+        found = programs.get(n)
+        if found is None:
+            src = self.step_source_for(n)
+            code = self._memo(("step", src), lambda: compile_program(
+                src, f"<step of {self.name} at {n} players>"))
+            ns = dict(self._ns)
+            exec(code, ns)
+            found = programs[n] = (ns["step"], ns["play"])
+        return found
+
+    def compiled_program(self, n: int) -> tuple | None:
+        """(step, play) for `n` players if `program(n)` has compiled them, else None."""
+        return self.__dict__.get("_programs", {}).get(n)
 
     @property
     def play_fn(self):

@@ -123,9 +123,9 @@ def test_the_generated_play_loop_plays_the_games_apply_action_plays(spec):
     apply_action, one action at a time, to the same end."""
     for preset in spec.presets:
         rs = spec.ruleset(preset)
-        assert rs.step_fn is not None and rs.play_fn is not None
         lo, hi = rs.player_limits
         for players in range(max(lo, 2), min(hi, 6) + 1):
+            rs.program(players)  # compiled: play_out runs it once the game's first step has
             for seed in range(3):
                 one, two = Game.from_seed(rs, players, seed), Game.from_seed(rs, players, seed)
                 choice = random.Random(seed).choice
@@ -139,7 +139,7 @@ def test_the_generated_play_loop_plays_the_games_apply_action_plays(spec):
 def test_a_failure_in_the_generated_play_loop_keeps_the_actions_legal_before_it(spec, monkeypatch):
     """play_out's loop leaves in the game the actions listed before the step that failed."""
     rs = spec.ruleset("podkidnoy")
-    rs.step_fn  # noqa: B018 - compiled: play_out runs the generated loop
+    rs.program(2)  # compiled: play_out runs the generated loop
     game = Game.from_seed(rs, 2, 1)
     before, calls = game.legal_actions(), []
 
@@ -184,7 +184,7 @@ def test_the_cards_in_play_are_listed_at_most_once_per_settle(spec, preset, monk
         rng = random.Random(seed)
         Game.from_seed(rs, 2, seed).play_out(rng.choice, 1000)
         assert seen and len(set(seen)) == len(seen), (seed, len(seen) - len(set(seen)))
-    assert rs.play_fn is not None
+    assert rs.compiled_program(2) is not None
 
 
 def test_every_deal_of_every_preset_is_a_valid_setup(spec):
@@ -269,9 +269,8 @@ def test_no_local_of_the_generated_functions_is_kept_in_a_cell(spec, preset):
     play' reads the card looked at; check_end's ordering reads the state) is a function of its
     own, so that the generated step, settle and bout ends read their locals directly."""
     rs = spec.ruleset(preset)
-    rs.step_fn  # noqa: B018 - written on first use
-    for name, fn in rs._ns.items():
-        if name in ("step", "settle", "legal", "passes", "draw_order") or name.startswith("end_"):
+    for name, fn in list(rs._ns.items()) + list(rs.program(2)[0].__globals__.items()):
+        if name in ("step", "play", "settle", "legal", "passes", "draw_order") or name.startswith("end_"):
             assert fn.__code__.co_cellvars == (), (name, fn.__code__.co_cellvars)
 
 

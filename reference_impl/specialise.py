@@ -1,0 +1,318 @@
+"""The generated step and play loop (ruleset.py `Ruleset.step_source`) written for one player
+count: what the ruleset and the count fix folded into constants.
+
+A game's seat count, its seats' teams and whether that is team play never change once it is dealt
+(game.py `_initial_state`, from `Ruleset.seating`), so the program of a player count reads them as
+constants: `s.n`, the seats `_SEATS[s.n]`, `s.team` and `s.team_play`. What that folds is folded
+(a team of one per seat makes `s.team[x]` the seat `x` itself), each `if` test loses the
+comparisons an earlier operand of it settles, and a loop over the few seats is unrolled. The
+generated program keeps the state in a local named `s`; nothing here knows a rule.
+"""
+
+from __future__ import annotations
+
+import ast
+
+MAX_UNROLLED = 6  # seats up to which a loop over them is written out seat by seat
+
+
+def specialised(src: str, n: int, team: tuple, team_play: bool, seats_name: str = "_SEATS") -> str:
+    """`src` (the generated step program) for `n` seats with teams `team`."""
+    tree = ast.parse(src)
+    tree = _Fold(n, tuple(team), bool(team_play), seats_name).visit(tree)
+    for func in tree.body:
+        if isinstance(func, ast.FunctionDef):
+            _constant_locals(func)
+    tree = _Fold(n, tuple(team), bool(team_play), seats_name).visit(tree)
+    tree = _Unroll().visit(tree)
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _is_state(node, attr: str) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Load)
+            and isinstance(node.value, ast.Name) and node.value.id == "s")
+
+
+def _const(value, like):
+    return ast.copy_location(ast.Constant(value), like)
+
+
+def _is_const(node) -> bool:
+    return isinstance(node, ast.Constant)
+
+
+_COMPARE = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+            ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+            ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
+            ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b}
+_NEGATED = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+            ast.In: ast.NotIn, ast.NotIn: ast.In}
+_ARITH = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b}
+
+
+class _Fold(ast.NodeTransformer):
+    """The player count's constants put in, and what they fold."""
+
+    def __init__(self, n: int, team: tuple, team_play: bool, seats_name: str):
+        self.n, self.team, self.team_play, self.seats_name = n, team, team_play, seats_name
+        self.identity = team == tuple(range(n))
+
+    def visit_Attribute(self, node):
+        if _is_state(node, "n"):
+            return _const(self.n, node)
+        if _is_state(node, "team_play"):
+            return _const(self.team_play, node)
+        if _is_state(node, "team"):
+            return _const(self.team, node)
+        return self.generic_visit(node)
+
+    def visit_Subscript(self, node):
+        node = self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load):
+            return node
+        if isinstance(node.value, ast.Name) and node.value.id == self.seats_name \
+                and _is_const(node.slice) and node.slice.value == self.n:
+            return _const(tuple(range(self.n)), node)
+        if _is_const(node.value) and isinstance(node.value.value, tuple):
+            values = node.value.value
+            if _is_const(node.slice) and isinstance(node.slice.value, int) \
+                    and -len(values) <= node.slice.value < len(values):
+                return _const(values[node.slice.value], node)
+            if values == self.team and self.identity:  # a seat's team is the seat
+                return node.slice
+        return node
+
+    def visit_UnaryOp(self, node):
+        node = self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            inner = node.operand
+            if _is_const(inner):
+                return _const(not inner.value, node)
+            if isinstance(inner, ast.Compare) and len(inner.ops) == 1 and type(inner.ops[0]) in _NEGATED:
+                return ast.copy_location(ast.Compare(inner.left, [_NEGATED[type(inner.ops[0])]()],
+                                                     inner.comparators), node)
+        return node
+
+    def visit_Compare(self, node):
+        node = self.generic_visit(node)
+        if len(node.ops) == 1 and type(node.ops[0]) in _COMPARE and _is_const(node.left) \
+                and _is_const(node.comparators[0]):
+            try:
+                return _const(_COMPARE[type(node.ops[0])](node.left.value, node.comparators[0].value),
+                              node)
+            except TypeError:
+                return node
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)) \
+                and isinstance(node.left, ast.Name) and isinstance(node.comparators[0], ast.Name) \
+                and node.left.id == node.comparators[0].id:  # a local (a seat) against itself
+            return _const(isinstance(node.ops[0], ast.Eq), node)
+        return node
+
+    def visit_BinOp(self, node):
+        node = self.generic_visit(node)
+        if type(node.op) in _ARITH and _is_const(node.left) and _is_const(node.right) \
+                and all(isinstance(x.value, int) and not isinstance(x.value, bool)
+                        for x in (node.left, node.right)):
+            return _const(_ARITH[type(node.op)](node.left.value, node.right.value), node)
+        return node
+
+    def visit_BoolOp(self, node):
+        node = self.generic_visit(node)
+        drop = isinstance(node.op, ast.And)  # the constant an `and` passes over
+        values = []
+        for v in node.values:
+            if _is_const(v) and bool(v.value) is drop and len(values) + 1 < len(node.values):
+                continue  # decides nothing (the last operand is the value when all pass)
+            values.append(v)
+            if _is_const(v) and bool(v.value) is not drop:
+                break  # it decides: the rest is never evaluated
+        if len(values) == 1:
+            return values[0]
+        return ast.copy_location(ast.BoolOp(node.op, values), node)
+
+    def visit_IfExp(self, node):
+        node = self.generic_visit(node)
+        if _is_const(node.test):
+            return node.body if node.test.value else node.orelse
+        return node
+
+    def visit_If(self, node):
+        node = self.generic_visit(node)
+        node.test = _settled(node.test)
+        if _is_const(node.test):
+            return (node.body if node.test.value else node.orelse) or [ast.Pass()]
+        return node
+
+
+def _settled(test):
+    """An `if` test (only its truth counts) with each comparison that an earlier operand of its
+    `and` makes true or false folded, and the operands that leave only truth dropped."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _settled(test.operand)
+        return _const(not inner.value, test) if _is_const(inner) else \
+            ast.copy_location(ast.UnaryOp(ast.Not(), inner), test)
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+        return test
+    true: set = set()
+    false: set = set()
+    kept = []
+    for value in test.values:
+        value = _Known(true, false).visit(value)
+        if _is_const(value):
+            if not value.value:
+                return _const(False, test)
+            continue
+        kept.append(value)
+        _facts(value, true, false)
+    if not kept:
+        return _const(True, test)
+    return kept[0] if len(kept) == 1 else ast.copy_location(ast.BoolOp(ast.And(), kept), test)
+
+
+def _facts(node, true: set, false: set) -> None:
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        for value in node.values:
+            _facts(value, true, false)
+    elif isinstance(node, ast.Compare) and len(node.ops) == 1:
+        true.add(ast.dump(node))
+        if type(node.ops[0]) in _NEGATED:
+            false.add(ast.dump(ast.Compare(node.left, [_NEGATED[type(node.ops[0])]()],
+                                           node.comparators)))
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        false.add(ast.dump(node.operand))
+    else:
+        true.add(ast.dump(node))
+
+
+_SCOPES = (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp, ast.Lambda)
+
+
+class _Known(ast.NodeTransformer):
+    """Comparisons (and plain operands) known true or false replaced by their value; truth
+    only, so only where an operand's truth is all that is used: in `and`, `or` and `not`."""
+
+    def __init__(self, true: set, false: set):
+        self.true, self.false = true, false
+
+    def _known(self, node):
+        key = ast.dump(node)
+        if key in self.true:
+            return _const(True, node)
+        if key in self.false:
+            return _const(False, node)
+        return None
+
+    def visit(self, node):
+        known = self._known(node)
+        if known is not None:
+            return known
+        if isinstance(node, ast.BoolOp):
+            values = [self.visit(v) for v in node.values]
+            return _Fold(0, (), False, "").visit_BoolOp(ast.copy_location(ast.BoolOp(node.op, values), node))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            operand = self.visit(node.operand)
+            if _is_const(operand):
+                return _const(not operand.value, node)
+            return ast.copy_location(ast.UnaryOp(ast.Not(), operand), node)
+        return node
+
+
+def _constant_locals(func: ast.FunctionDef) -> None:
+    """Each local of `func` that every assignment to it sets to one and the same constant (and
+    that nothing else binds) read as that constant, its assignments dropped."""
+    stores: dict[str, list] = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            stores.setdefault(node.targets[0].id, []).append(node)
+    simple = {id(a.targets[0]) for assigns in stores.values() for a in assigns}
+    bound_otherwise = {node.id for node in ast.walk(func) if isinstance(node, ast.Name)
+                       and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in simple}
+    bound_otherwise |= {node.arg for node in ast.walk(func) if isinstance(node, ast.arg)}
+    constants = {}
+    for name, assigns in stores.items():
+        if name in bound_otherwise:
+            continue
+        values = {repr(a.value.value) if _is_const(a.value) else None for a in assigns}
+        if len(values) == 1 and None not in values:
+            constants[name] = assigns[0].value.value
+    if not constants:
+        return
+
+    class Put(ast.NodeTransformer):
+        def visit_Assign(self, node):
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                    and node.targets[0].id in constants:
+                return ast.Pass()
+            return self.generic_visit(node)
+
+        def visit_Name(self, node):
+            if isinstance(node.ctx, ast.Load) and node.id in constants:
+                return _const(constants[node.id], node)
+            return node
+    Put().visit(func)
+    for node in ast.walk(func):  # a body left with passes only keeps one
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if isinstance(body, list) and body and all(isinstance(x, ast.stmt) for x in body):
+                kept = [x for x in body if not isinstance(x, ast.Pass)]
+                setattr(node, field, kept or ([ast.Pass()] if field == "body" else []))
+
+
+def _loop_exits(body) -> bool:
+    """Whether a `break` or `continue` of the loop whose body is `body` is in it."""
+    for stmt in body:
+        if isinstance(stmt, (ast.For, ast.While)):  # an inner loop: its head and else only
+            stmt = [stmt.iter if isinstance(stmt, ast.For) else stmt.test] + stmt.orelse
+            if _loop_exits(stmt[1:]):
+                return True
+            continue
+        for node in _this_loop(stmt):
+            if isinstance(node, (ast.Break, ast.Continue)):
+                return True
+    return False
+
+
+def _this_loop(node):
+    """`node` and what it holds, but inner loops, functions and classes."""
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, (ast.For, ast.While, ast.AsyncFor, ast.FunctionDef,
+                                  ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            yield from _this_loop(child)
+        elif isinstance(child, (ast.For, ast.While)):  # its head and else belong to this loop
+            for part in [child.iter if isinstance(child, ast.For) else child.test] + child.orelse:
+                yield from _this_loop(part)
+
+
+class _Unroll(ast.NodeTransformer):
+    """`for x in (0, 1): body` as `x = 0; body; x = 1; body`, for loops over a few seats whose
+    body neither breaks nor continues (a leading `if T: continue` becomes `if not T: rest`)."""
+
+    def visit_For(self, node):
+        node = self.generic_visit(node)
+        if not (isinstance(node.iter, ast.Constant) and isinstance(node.iter.value, tuple)
+                and len(node.iter.value) <= MAX_UNROLLED and isinstance(node.target, ast.Name)
+                and not node.orelse):
+            return node
+        body = node.body
+        first = body[0]
+        if isinstance(first, ast.If) and not first.orelse and len(first.body) == 1 \
+                and isinstance(first.body[0], ast.Continue) and not _loop_exits(body[1:]):
+            test = _Fold(0, (), False, "").visit_UnaryOp(ast.UnaryOp(ast.Not(), first.test))
+            if isinstance(test, ast.UnaryOp) and isinstance(test.operand, ast.UnaryOp) \
+                    and isinstance(test.operand.op, ast.Not):
+                test = test.operand.operand  # not not X: the truth of X
+            body = [ast.If(test, body[1:] or [ast.Pass()], [])]
+        if _loop_exits(body):
+            return node
+        out = []
+        for value in node.iter.value:
+            out.append(ast.Assign([ast.Name(node.target.id, ast.Store())], ast.Constant(value)))
+            out += [_copy(stmt) for stmt in body]
+        return out or [ast.Pass()]
+
+
+def _copy(stmt):
+    return ast.parse(ast.unparse(ast.fix_missing_locations(stmt))).body[0]
+

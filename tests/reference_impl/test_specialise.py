@@ -1,0 +1,87 @@
+"""The generated step written for one player count (reference_impl/specialise.py): what the count
+fixes is read as constants, and the games are those of the program for every count."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from durak_spec.reference_impl import ruleset as ruleset_module
+from durak_spec.reference_impl.game import Game
+from durak_spec.reference_impl.notation import state_json
+from durak_spec.reference_impl.specialise import specialised
+
+
+@pytest.mark.parametrize(("preset", "players"), [("podkidnoy", 2), ("podkidnoy", 5),
+                                                 ("podkidnoy_teams", 4), ("perevodnoy", 3)])
+def test_the_step_of_a_player_count_reads_nothing_the_count_fixes(spec, preset, players):
+    """`s.n`, the seats `_SEATS[s.n]`, `s.team` and `s.team_play` are constants in the step
+    written for a player count, and its loops over the seats are written out seat by seat."""
+    rs = spec.ruleset(preset)
+    generic, written = rs.step_source, rs.step_source_for(players)
+    for read in (r"\bs\.n\b", r"_SEATS\[", r"\bs\.team\b", r"\bs\.team_play\b"):
+        assert re.search(read, generic), read  # else the test shows nothing
+        assert not re.search(read, written), read
+    assert "for seat in _SEATS[s.n]:" in generic
+    assert not re.search(r"for seat in \(\d", written)
+
+
+def test_a_seat_is_its_own_team_only_without_teams(spec):
+    """Without teams `s.team[x]` is the seat x (the throw-in's 'not my defender's partner' is
+    'not the defender'); with two teams of two it is read from the teams themselves."""
+    alone = spec.ruleset("podkidnoy").step_source_for(4)
+    teams = spec.ruleset("podkidnoy_teams").step_source_for(4)
+    assert "(0, 1, 0, 1)[" in teams
+    assert "(0, 1, 2, 3)[" not in alone and "seat != _v_defender" in alone
+
+
+SEATS = tuple(tuple(range(k)) for k in range(8))
+LOOPS = """
+def f(s, out, stop):
+    for seat in _SEATS[s.n]:
+        if not (s.team[seat] != s.team[0] and not s.team_play or seat > 1): continue
+        out.append(seat)
+    for seat in _SEATS[s.n]:
+        if seat == stop:
+            break
+        out.append(-seat)
+    return out
+"""
+
+
+class _S:
+    def __init__(self, n, team, team_play):
+        self.n, self.team, self.team_play = n, team, team_play
+
+
+@pytest.mark.parametrize(("n", "team", "team_play"), [(2, (0, 1), False), (3, (0, 1, 2), False),
+                                                      (4, (0, 1, 0, 1), True), (7, tuple(range(7)), False)])
+def test_a_specialised_function_does_what_the_general_one_does(n, team, team_play):
+    """Folded constants, `if` tests short of what earlier operands settle, loops unrolled (but one
+    that breaks): the same results as the general source."""
+    source = specialised(LOOPS, n, team, team_play)
+    assert "s.n" not in source and "s.team" not in source
+    assert source.count("for seat in") == (1 if n <= 6 else 2), source
+    general, special = {"_SEATS": SEATS}, {"_SEATS": None}
+    exec(LOOPS, general)
+    exec(source, special)
+    for stop in range(-1, n + 1):
+        s = _S(n, team, team_play)
+        assert special["f"](s, [], stop) == general["f"](s, [], stop), (n, stop)
+
+
+def test_a_game_of_each_count_plays_as_with_the_step_for_every_count(spec, monkeypatch):
+    """Games played by the step of their player count (from the first action) end as those
+    played by the events and settle one call at a time, at 2 to 6 players."""
+    monkeypatch.setattr(ruleset_module, "WARM_STEPS", 10**9)
+    fast, slow = (ruleset_module.Ruleset(spec, "podkidnoy", {}) for _ in range(2))
+    for players in range(2, 7):
+        fast.program(players)  # compiled: its games step by it from the first action
+        for seed in range(3):
+            one, two = Game.from_seed(fast, players, seed), Game.from_seed(slow, players, seed)
+            one.play_out(random.Random(seed).choice, 5000)
+            two.play_out(random.Random(seed).choice, 5000)
+            assert state_json(one.state) == state_json(two.state), (players, seed)
+        assert fast.compiled_program(players) is not None and slow.compiled_program(players) is None
