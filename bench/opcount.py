@@ -100,7 +100,7 @@ def _step_parts(source: str) -> dict[int, str]:
         kind = re.match(r"    (?:if|elif) _kind == '(\w+)':", line)
         if kind:
             starts[i] = f"step: event {kind.group(1)}"
-        elif line.startswith("    s.steps += 1"):
+        elif line.startswith(("    s.steps += 1", "    _s_steps += 1")):
             starts[i] = "step: settle's reads"
             reads = True  # until the throw-ins (a program written by ast has no comments)
         elif line == "        # throw" or (reads and re.match(r"        if (?!s\.finished|throws:)", line)):

@@ -50,8 +50,8 @@ from .lang import (
 )
 from .model import Rule, check_option_value, options_read
 from .primitives import PRIMITIVES
-from .specialise import specialised
-from .state import action_table
+from .specialise import held_in_locals, specialised
+from .state import State, action_table
 
 if TYPE_CHECKING:  # the loader builds rulesets, so only annotations name it
     from .spec import Spec
@@ -85,6 +85,12 @@ SEATS_RANGE = re.compile(r"\brange\(s\.n\)")  # a loop over the seats (see _seat
 LISTED_FIRST = {"throw", "pass"}  # the kinds settle lists before the bout ends (`throws`)
 # What a primitive asks of the ruleset (g.ruleset.NAME) that the generated program defines itself
 PROGRAM = (("draw_order_fn", "draw_order"),)
+# The state's methods that only read it (state.py: its queries) and the game's decide, and the
+# functions of the generated program that only read (made from clauses): calls after which
+# play's locals hold.
+STATE_QUERIES = frozenset(n for n, v in vars(State).items()
+                          if callable(v) and not n.startswith("_")) - {"clone"} | {"decide"}
+PROGRAM_QUERIES = frozenset({"draw_order"})
 TARGET_READ = re.compile(r"\btarget((?:\.\w+)+)")  # an attribute of the target card: target.real.suit
 
 
@@ -710,12 +716,14 @@ class Ruleset:
 
     def step_source_for(self, n: int) -> str:
         """The source of `step` and `play` written for `n` players (specialise.py): the player
-        count, the seats, their teams and whether that is team play as constants."""
+        count, the seats, their teams and whether that is team play as constants, and in `play`
+        the state fields it reads held in locals."""
         sources = self.__dict__.setdefault("_step_sources", {})
         src = sources.get(n)
         if src is None:
             team, team_play = self.seating(n)
-            src = sources[n] = specialised(self.step_source, n, team, team_play)
+            src = sources[n] = held_in_locals(specialised(self.step_source, n, team, team_play),
+                                              "play", STATE_QUERIES, PROGRAM_QUERIES)
         return src
 
     def program(self, n: int) -> tuple:

@@ -316,3 +316,199 @@ class _Unroll(ast.NodeTransformer):
 def _copy(stmt):
     return ast.parse(ast.unparse(ast.fix_missing_locations(stmt))).body[0]
 
+
+def held_in_locals(src: str, function: str = "play", queries=frozenset(), pure=frozenset()) -> str:
+    """`src` with the state fields `function` reads (`s.X`) held in locals `_s_X`: read once at
+    its start, written through (`s.X = _s_X = v`: the state is whole at every moment, for what
+    raises or returns), and read again after a call that may set them: one of the program's own
+    functions that sets them, or any other call handed `s` or `g` but the `queries` (methods of
+    the state or the game that only read) and the `pure` functions (generated from clauses). The chooser of
+    the play loop is handed the legal actions only. Unchanged where the state is used otherwise
+    (aliased, or handed to a call in a loop's or a test's head)."""
+    tree = ast.parse(src)
+    funcs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    func = funcs.get(function)
+    if func is None:
+        return src
+    writes = _Writes(funcs, queries, pure)
+    fields = _fields_read(func)
+    if fields is None or not fields:
+        return src
+    try:
+        body = _Hold(fields, writes).block(func.body)
+    except _Refused:
+        return src
+    loads = [ast.Assign([ast.Name(f"_s_{x}", ast.Store())],
+                        ast.Attribute(ast.Name("s", ast.Load()), x, ast.Load())) for x in sorted(fields)]
+    func.body = loads + body
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+class _Refused(Exception):
+    """The state is used in a way the pass does not follow."""
+
+
+ALL = None  # what a call that may set any field sets
+
+
+def _fields_read(func) -> set | None:
+    """The fields `s.X` read in `func` (not the methods it calls), None if `s` is used otherwise
+    than by its attributes and as a call's argument."""
+    fields = set()
+    calls = {id(n.func) for n in ast.walk(func) if isinstance(n, ast.Call)}
+    attrs = set()
+    for node in ast.walk(func):
+        if isinstance(node, _SCOPES):
+            return None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "s":
+            attrs.add(id(node.value))
+            if isinstance(node.ctx, ast.Load) and id(node) not in calls:
+                fields.add(node.attr)
+    args = {id(a) for n in ast.walk(func) if isinstance(n, ast.Call) for a in n.args}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name) and node.id == "s" and id(node) not in attrs:
+            if id(node) not in args or not isinstance(node.ctx, ast.Load):
+                return None
+    return fields
+
+
+class _Writes:
+    """The fields a call may set: ALL, or a set."""
+
+    def __init__(self, funcs: dict, queries, pure):
+        self.funcs, self.queries, self.pure = funcs, set(queries), set(pure)
+        self.known: dict[str, object] = {}
+
+    def of_call(self, call: ast.Call):
+        func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and func.value.id in ("s", "g"):  # a method of the state or the game
+            return set() if func.attr in self.queries else ALL
+        handed = {a.id for a in list(call.args) + [k.value for k in call.keywords]
+                  if isinstance(a, ast.Name)}
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return ALL
+        if not handed & {"s", "g"}:
+            return set()  # handed neither the state nor the game (a field's value is no state)
+        if isinstance(func, ast.Name) and func.id in self.pure:
+            return set()
+        if isinstance(func, ast.Name) and func.id in self.funcs:
+            return self.of_function(func.id)
+        return ALL
+
+    def of_function(self, name: str):
+        if name in self.known:
+            found = self.known[name]
+            return ALL if found == "busy" else found
+        self.known[name] = "busy"
+        found: set | None = set()
+        for node in ast.walk(self.funcs[name]):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                    and isinstance(node.value, ast.Name) and node.value.id == "s":
+                found.add(node.attr)
+            elif isinstance(node, ast.Name) and node.id == "s" and isinstance(node.ctx, ast.Store):
+                found = ALL
+                break
+            elif isinstance(node, ast.Call):
+                more = self.of_call(node)
+                if more is ALL:
+                    found = ALL
+                    break
+                found |= more
+        self.known[name] = found
+        return found
+
+
+def _state_attr(node, fields) -> bool:
+    return (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id == "s" and node.attr in fields)
+
+
+class _Hold:
+    def __init__(self, fields: set, writes: _Writes):
+        self.fields, self.writes = fields, writes
+
+    def block(self, body: list) -> list:
+        out = []
+        for stmt in body:
+            out += self.stmt(stmt)
+        return out
+
+    def reloads(self, names) -> list:
+        return [ast.Assign([ast.Name(f"_s_{x}", ast.Store())],
+                           ast.Attribute(ast.Name("s", ast.Load()), x, ast.Load()))
+                for x in sorted(names & self.fields)]
+
+    def set_by_calls(self, nodes) -> set:
+        found: set = set()
+        for part in nodes:
+            for node in ast.walk(part):
+                if isinstance(node, ast.Call):
+                    more = self.writes.of_call(node)
+                    if more is ALL:
+                        return set(self.fields)
+                    found |= more
+        return found
+
+    def stmt(self, stmt) -> list:
+        if isinstance(stmt, (ast.If, ast.While)):
+            if self.set_by_calls([stmt.test]):
+                raise _Refused
+            stmt.test = _Reads(self.fields).visit(stmt.test)
+            stmt.body, stmt.orelse = self.block(stmt.body), self.block(stmt.orelse)
+            return [stmt]
+        if isinstance(stmt, ast.For):
+            if self.set_by_calls([stmt.iter, stmt.target]) or self._stores(stmt.target):
+                raise _Refused
+            stmt.iter = _Reads(self.fields).visit(stmt.iter)
+            stmt.body, stmt.orelse = self.block(stmt.body), self.block(stmt.orelse)
+            return [stmt]
+        if isinstance(stmt, ast.Try):
+            stmt.body, stmt.orelse = self.block(stmt.body), self.block(stmt.orelse)
+            stmt.finalbody = self.block(stmt.finalbody)
+            for handler in stmt.handlers:
+                handler.body = self.block(handler.body)
+            return [stmt]
+        if isinstance(stmt, (ast.With, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef,
+                             ast.AsyncFor, ast.AsyncWith, ast.Match)):
+            raise _Refused
+        after = self.set_by_calls([stmt])
+        if isinstance(stmt, ast.AugAssign) and _state_attr(stmt.target, self.fields):
+            name = stmt.target.attr
+            local = ast.Name(f"_s_{name}", ast.Store())
+            return [ast.AugAssign(local, stmt.op, _Reads(self.fields).visit(stmt.value)),
+                    ast.Assign([ast.Attribute(ast.Name("s", ast.Load()), name, ast.Store())],
+                               ast.Name(f"_s_{name}", ast.Load()))] + self.reloads(after)
+        if isinstance(stmt, ast.Assign):
+            stmt.value = _Reads(self.fields).visit(stmt.value)
+            targets = []
+            for target in stmt.targets:
+                if _state_attr(target, self.fields):
+                    targets += [target, ast.Name(f"_s_{target.attr}", ast.Store())]
+                else:
+                    target = _Reads(self.fields).visit(target)
+                    after |= self._stores(target)
+                    targets.append(target)
+            stmt.targets = targets
+            return [stmt] + self.reloads(after)
+        after |= {n.attr for n in ast.walk(stmt) if _state_attr(n, self.fields)
+                  and isinstance(n.ctx, (ast.Store, ast.Del))}
+        return [_Reads(self.fields).visit(stmt)] + self.reloads(after)
+
+    def _stores(self, target) -> set:
+        """The fields a target sets (in a tuple), read again after it."""
+        return {n.attr for n in ast.walk(target) if _state_attr(n, self.fields)
+                and isinstance(n.ctx, ast.Store)}
+
+
+class _Reads(ast.NodeTransformer):
+    """Each read of a held field `s.X` made a read of its local (a container's too, where it
+    is changed in place: the local is the same object)."""
+
+    def __init__(self, fields):
+        self.fields = fields
+
+    def visit_Attribute(self, node):
+        if _state_attr(node, self.fields) and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(ast.Name(f"_s_{node.attr}", ast.Load()), node)
+        return self.generic_visit(node)

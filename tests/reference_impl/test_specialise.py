@@ -3,15 +3,18 @@ fixes is read as constants, and the games are those of the program for every cou
 
 from __future__ import annotations
 
+import ast
+import inspect
 import random
 import re
 
 import pytest
 
 from durak_spec.reference_impl import ruleset as ruleset_module
+from durak_spec.reference_impl import state as state_module
 from durak_spec.reference_impl.game import Game
 from durak_spec.reference_impl.notation import state_json
-from durak_spec.reference_impl.specialise import specialised
+from durak_spec.reference_impl.specialise import held_in_locals, specialised
 
 
 @pytest.mark.parametrize(("preset", "players"), [("podkidnoy", 2), ("podkidnoy", 5),
@@ -85,3 +88,74 @@ def test_a_game_of_each_count_plays_as_with_the_step_for_every_count(spec, monke
             two.play_out(random.Random(seed).choice, 5000)
             assert state_json(one.state) == state_json(two.state), (players, seed)
         assert fast.compiled_program(players) is not None and slow.compiled_program(players) is None
+
+
+def test_the_play_loop_reads_the_state_fields_from_its_locals(spec):
+    """`play` holds the fields it reads in locals (specialise.held_in_locals): it reads `s.X`
+    only to load them, at its start and after a call that sets them (a bout end)."""
+    tree = ast.parse(spec.ruleset("podkidnoy").step_source_for(2))
+    play = next(f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "play")
+    calls = {id(n.func) for n in ast.walk(play) if isinstance(n, ast.Call)}
+    reads = [n for n in ast.walk(play) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+             and isinstance(n.value, ast.Name) and n.value.id == "s" and id(n) not in calls]
+    loads = {id(n.value) for n in ast.walk(play) if isinstance(n, ast.Assign)
+             and isinstance(n.targets[0], ast.Name) and n.targets[0].id == f"_s_{getattr(n.value, 'attr', '')}"}
+    assert len(reads) > 20 and {id(n) for n in reads} == loads, [n.attr for n in reads if id(n) not in loads]
+
+
+HELD = """
+def bump(g, s):
+    s.x += 10
+def play(g, s, out, other):
+    out.append(s.x)
+    s.x += 1
+    out.append(s.x)
+    bump(g, s)
+    out.append(s.x)
+    s.y, s.x = s.x, 7
+    out.append((s.x, s.y))
+    other(s)
+    out.append(s.x)
+    s.box.append(s.x)
+    s.box = [s.x]
+    s.box.append(1)
+    out.append(tuple(s.box))
+    if s.read(s):
+        out.append(s.x)
+    return out
+"""
+
+
+class _State:
+    def __init__(self):
+        self.x, self.y, self.box = 1, 2, []
+
+    def read(self, s):
+        return s.x > 0
+
+
+def test_a_field_set_behind_the_locals_is_read_again():
+    """A held field is read again after the program's own function sets it, after a call handed
+    the state that it does not know (it may set anything), and after a tuple assignment; the
+    state's queries leave the locals as they are; containers rebound are rebound locally too."""
+    held = held_in_locals(HELD, "play", queries={"read"})
+    assert "_s_x" in held and "_s_box" in held
+    for other in (lambda s: None, lambda s: setattr(s, "x", 100)):
+        have, want = _State(), _State()
+        general, special = {}, {}
+        exec(HELD, general)
+        exec(held, special)
+        assert special["play"](None, have, [], other) == general["play"](None, want, [], other)
+        assert vars(have) == vars(want)
+
+
+def test_the_state_queries_the_play_loop_trusts_only_read(spec):
+    """held_in_locals keeps its locals across a call of a state method (ruleset.STATE_QUERIES):
+    none of those methods sets a field of the state."""
+    tree = ast.parse(inspect.getsource(state_module.State))
+    methods = {f.name: f for f in tree.body[0].body if isinstance(f, ast.FunctionDef)}
+    for name in ruleset_module.STATE_QUERIES - {"decide"}:
+        stores = [n for n in ast.walk(methods[name]) if isinstance(n, ast.Attribute)
+                  and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) and n.value.id == "self"]
+        assert not stores, name
+
