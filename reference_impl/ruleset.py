@@ -26,7 +26,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from . import primitives, vocab
-from .codecache import compile_program
+from .codecache import cached, compile_program
 from .errors import SpecError, suggest
 from .inline import NotInlinable, decisions_asked, inline_source, module_helpers
 from .lang import (
@@ -50,7 +50,7 @@ from .lang import (
 )
 from .model import Rule, check_option_value, options_read
 from .primitives import PRIMITIVES
-from .specialise import held_in_locals, specialised
+from .specialise import pass_fingerprint, written_for
 from .state import State, action_table
 
 if TYPE_CHECKING:  # the loader builds rulesets, so only annotations name it
@@ -91,6 +91,8 @@ PROGRAM = (("draw_order_fn", "draw_order"),)
 STATE_QUERIES = frozenset(n for n, v in vars(State).items()
                           if callable(v) and not n.startswith("_")) - {"clone"} | {"decide"}
 PROGRAM_QUERIES = frozenset({"draw_order"})
+# The `_v_` locals of the generated program that hold integers (specialise.with_known_values)
+INT_VALUES = frozenset(f"_v_{n}" for n, e in vocab.STATE.items() if e.args is None and e.type == INT)
 TARGET_READ = re.compile(r"\btarget((?:\.\w+)+)")  # an attribute of the target card: target.real.suit
 
 
@@ -717,13 +719,16 @@ class Ruleset:
     def step_source_for(self, n: int) -> str:
         """The source of `step` and `play` written for `n` players (specialise.py): the player
         count, the seats, their teams and whether that is team play as constants, and in `play`
-        the state fields it reads held in locals."""
+        the state fields it reads held in locals, and the tests of both short of what they know."""
         sources = self.__dict__.setdefault("_step_sources", {})
         src = sources.get(n)
         if src is None:
             team, team_play = self.seating(n)
-            src = sources[n] = held_in_locals(specialised(self.step_source, n, team, team_play),
-                                              "play", STATE_QUERIES, PROGRAM_QUERIES)
+            generic = self.step_source
+            args = (n, team, team_play, STATE_QUERIES, PROGRAM_QUERIES, INT_VALUES)
+            key = (pass_fingerprint(), n, team, team_play) + tuple(map(sorted, args[3:]))
+            src = sources[n] = cached(f"step for\0{key!r}\0{generic}",  # the passes take long
+                                      lambda: written_for(generic, *args))
         return src
 
     def program(self, n: int) -> tuple:

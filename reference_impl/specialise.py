@@ -12,8 +12,21 @@ generated program keeps the state in a local named `s`; nothing here knows a rul
 from __future__ import annotations
 
 import ast
+import hashlib
+from functools import lru_cache
+from pathlib import Path
 
 MAX_UNROLLED = 6  # seats up to which a loop over them is written out seat by seat
+
+
+def written_for(src: str, n: int, team: tuple, team_play: bool, queries, pure, ints) -> str:
+    """The generated step program `src` written for `n` seats (specialised), its play loop
+    holding the state in locals (held_in_locals), and the tests of its step and play loop short
+    of what they know (with_known_values)."""
+    src = held_in_locals(specialised(src, n, team, team_play), "play", queries, pure)
+    for function in ("step", "play"):
+        src = with_known_values(src, function, ints)
+    return src
 
 
 def specialised(src: str, n: int, team: tuple, team_play: bool, seats_name: str = "_SEATS") -> str:
@@ -26,6 +39,15 @@ def specialised(src: str, n: int, team: tuple, team_play: bool, seats_name: str 
     tree = _Fold(n, tuple(team), bool(team_play), seats_name).visit(tree)
     tree = _Unroll().visit(tree)
     return ast.unparse(ast.fix_missing_locations(tree))
+
+
+@lru_cache(maxsize=1)
+def pass_fingerprint() -> str:
+    """A digest of this module's source, for keeping what its passes write between runs."""
+    try:
+        return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    except OSError:  # no source file: a value no other run shares
+        return repr(object())
 
 
 def _is_state(node, attr: str) -> bool:
@@ -512,3 +534,159 @@ class _Reads(ast.NodeTransformer):
         if _state_attr(node, self.fields) and isinstance(node.ctx, ast.Load):
             return ast.copy_location(ast.Name(f"_s_{node.attr}", ast.Load()), node)
         return self.generic_visit(node)
+
+
+def with_known_values(src: str, function: str, ints=frozenset()) -> str:
+    """`src` with `function`'s tests short of what is known where they run: a value a plain
+    assignment just computed (`n = len(t)`, `v = u`) read from its local in the assignments and
+    the `if` test that follow it (until a statement that may change it), and in an `if` test an
+    integer local that an earlier operand compared equal to a constant read as that constant,
+    and `x + k <= c` as `x <= c - k` (`x + 1 <= y` as `x < y`, `x - y > 0` as `x > y`) for the
+    integer locals `ints`."""
+    tree = ast.parse(src)
+    for func in tree.body:
+        if isinstance(func, ast.FunctionDef) and func.name == function:
+            _KnownValues(set(ints)).visit(func)
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+_PURE = (ast.Name, ast.Constant, ast.Load, ast.Compare, ast.BinOp, ast.UnaryOp, ast.BoolOp,
+         ast.operator, ast.cmpop, ast.unaryop, ast.boolop)
+
+
+def _pure(node) -> bool:
+    """An expression of locals and constants (and `len` of a local) that reads no state and
+    changes nothing."""
+    for x in ast.walk(node):
+        if isinstance(x, ast.Call):
+            if not (isinstance(x.func, ast.Name) and x.func.id == "len" and len(x.args) == 1
+                    and isinstance(x.args[0], ast.Name) and not x.keywords):
+                return False
+        elif not isinstance(x, _PURE):
+            return False
+    return True
+
+
+class _KnownValues(ast.NodeTransformer):
+    def __init__(self, ints: set):
+        self.ints = ints
+
+    def _block(self, body: list) -> list:
+        known: dict[str, ast.Name] = {}  # dump of a pure expression -> the local holding it
+        out = []
+        for stmt in body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                    and isinstance(stmt.targets[0], ast.Name) and _pure(stmt.value):
+                name = stmt.targets[0].id
+                stmt.value = _Replace(known).visit(stmt.value)
+                known = {k: v for k, v in known.items()  # what read the name rebound, or was it
+                         if v.id != name and f"id='{name}'" not in k}
+                if not any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(stmt.value)):
+                    known[ast.dump(stmt.value)] = ast.Name(name, ast.Load())  # a copy's reads too
+                out.append(stmt)
+                continue
+            if isinstance(stmt, ast.If) and known:
+                stmt.test = _Replace(known).visit(stmt.test)
+            known = {}
+            out.append(self.visit(stmt))
+        return out
+
+    def generic_visit(self, node):
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                setattr(node, field, self._block(body))
+        for handler in getattr(node, "handlers", []):
+            handler.body = self._block(handler.body)
+        if isinstance(node, (ast.If, ast.While)):
+            node.test = _IntTests(self.ints).settle(node.test)
+        return node
+
+    def visit_FunctionDef(self, node):
+        node.body = self._block(node.body)
+        return node
+
+
+class _Replace(ast.NodeTransformer):
+    def __init__(self, known: dict):
+        self.known = known
+
+    def visit(self, node):
+        if isinstance(node, _SCOPES):
+            return node
+        if isinstance(node, ast.expr) and not isinstance(node, ast.Constant):
+            found = self.known.get(ast.dump(node))
+            if found is not None:
+                return ast.copy_location(ast.Name(found.id, ast.Load()), node)
+        return super().visit(node)
+
+
+class _IntTests:
+    """An `if` test's comparisons of integer locals: an operand `x == c` makes x the constant c
+    in the operands after it; `x + k OP c` is `x OP c - k`, `x + 1 <= y` is `x < y`, `x - y OP
+    0` is `x OP y`."""
+
+    def __init__(self, ints: set):
+        self.ints = ints
+
+    def settle(self, test):
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            values, equal = [], {}
+            for value in test.values:
+                if equal:
+                    value = _Fold(0, (), False, "").visit(_Put(equal).visit(value))
+                value = self.compare(value)
+                if _is_const(value):
+                    if not value.value:
+                        return _const(False, test)
+                    continue
+                values.append(value)
+                if isinstance(value, ast.Compare) and len(value.ops) == 1 \
+                        and isinstance(value.ops[0], ast.Eq) and isinstance(value.left, ast.Name) \
+                        and value.left.id in self.ints and _is_const(value.comparators[0]) \
+                        and type(value.comparators[0].value) is int:
+                    equal[value.left.id] = value.comparators[0].value
+            if not values:
+                return _const(True, test)
+            return values[0] if len(values) == 1 else ast.copy_location(ast.BoolOp(ast.And(), values), test)
+        return self.compare(test)
+
+    def compare(self, node):
+        if isinstance(node, ast.BoolOp):
+            return ast.copy_location(ast.BoolOp(node.op, [self.compare(v) for v in node.values]), node)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return ast.copy_location(ast.UnaryOp(node.op, self.compare(node.operand)), node)
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1
+                and isinstance(node.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq))):
+            return node
+        left, op, right = node.left, node.ops[0], node.comparators[0]
+        if isinstance(left, ast.BinOp) and isinstance(left.op, ast.Sub) and _is_const(right) \
+                and right.value == 0 and type(right.value) is int \
+                and all(isinstance(x, ast.Name) and x.id in self.ints for x in (left.left, left.right)):
+            return ast.copy_location(ast.Compare(left.left, [op], [left.right]), node)  # x - y > 0
+        if not (isinstance(left, ast.BinOp) and isinstance(left.op, ast.Add)
+                and isinstance(left.left, ast.Name) and left.left.id in self.ints
+                and _is_const(left.right) and type(left.right.value) is int):
+            return node
+        x, k = left.left, left.right.value
+        if _is_const(right) and type(right.value) is int:
+            return ast.copy_location(ast.Compare(x, [op], [_const(right.value - k, right)]), node)
+        if k == 1 and isinstance(right, ast.Name) and right.id in self.ints \
+                and isinstance(op, (ast.LtE, ast.Gt)):
+            return ast.copy_location(ast.Compare(x, [ast.Lt() if isinstance(op, ast.LtE) else ast.GtE()],
+                                                 [right]), node)
+        return node
+
+
+class _Put(ast.NodeTransformer):
+    def __init__(self, values: dict):
+        self.values = values
+
+    def visit(self, node):
+        return node if isinstance(node, _SCOPES) else super().visit(node)
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load) and node.id in self.values:
+            return _const(self.values[node.id], node)
+        return node
+

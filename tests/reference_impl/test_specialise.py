@@ -14,7 +14,11 @@ from durak_spec.reference_impl import ruleset as ruleset_module
 from durak_spec.reference_impl import state as state_module
 from durak_spec.reference_impl.game import Game
 from durak_spec.reference_impl.notation import state_json
-from durak_spec.reference_impl.specialise import held_in_locals, specialised
+from durak_spec.reference_impl.specialise import (
+    held_in_locals,
+    specialised,
+    with_known_values,
+)
 
 
 @pytest.mark.parametrize(("preset", "players"), [("podkidnoy", 2), ("podkidnoy", 5),
@@ -158,4 +162,48 @@ def test_the_state_queries_the_play_loop_trusts_only_read(spec):
         stores = [n for n in ast.walk(methods[name]) if isinstance(n, ast.Attribute)
                   and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) and n.value.id == "self"]
         assert not stores, name
+
+
+KNOWN = """
+def play(t, u, h, out):
+    n = len(t)
+    v = u
+    if n > 0 and (n - v > 0 or h == 2) and n + 1 <= 6 and n + 1 <= h:
+        out.append(1)
+    if n == 0 and n + 1 <= 6 and n + 1 <= h:
+        out.append(2)
+    t.append(0)
+    if len(t) > n:
+        out.append(3)
+    return out
+"""
+
+
+def test_tests_short_of_what_is_known_decide_as_before():
+    """with_known_values: a value an assignment just computed is read from its local in the test
+    after it, an integer known equal to a constant is that constant, and `x + 1 <= y` is
+    `x < y`; a value changed since (the list grew) is computed again; the same results."""
+    known = with_known_values(KNOWN, "play", {"n", "u", "v", "h"})
+    assert "n - v" not in known and "n + 1" not in known and "len(t) > n" in known, known
+    general, special = {}, {}
+    exec(KNOWN, general)
+    exec(known, special)
+    for size in range(8):
+        for u in range(-1, 8):
+            for h in range(-1, 8):
+                assert special["play"]([0] * size, u, h, []) == general["play"]([0] * size, u, h, [])
+
+
+def test_the_step_of_a_player_count_is_written_once_for_every_run(spec, monkeypatch, tmp_path):
+    """Writing the step of a player count takes long (a few ast passes): a later run takes it
+    from the code cache (codecache.py), under a key of the generic step and this module."""
+    monkeypatch.setenv("DURAK_CACHE_DIR", str(tmp_path / "code"))
+    first = ruleset_module.Ruleset(spec, "podkidnoy", {}).step_source_for(3)
+
+    def refused(*args):
+        raise AssertionError("written again")
+    monkeypatch.setattr(ruleset_module, "written_for", refused)
+    assert ruleset_module.Ruleset(spec, "podkidnoy", {}).step_source_for(3) == first
+    with pytest.raises(AssertionError):
+        ruleset_module.Ruleset(spec, "podkidnoy", {}).step_source_for(4)
 
