@@ -22,10 +22,10 @@ MAX_UNROLLED = 6  # seats up to which a loop over them is written out seat by se
 def written_for(src: str, n: int, team: tuple, team_play: bool, queries, pure, ints) -> str:
     """The generated step program `src` written for `n` seats (specialised), its play loop
     holding the state in locals (held_in_locals), and the tests of its step and play loop short
-    of what they know (with_known_values)."""
+    of what they know (with_known_values), their locals that copy others dropped (copies_dropped)."""
     src = held_in_locals(specialised(src, n, team, team_play), "play", queries, pure)
     for function in ("step", "play"):
-        src = with_known_values(src, function, ints)
+        src = copies_dropped(with_known_values(src, function, ints), function)
     return src
 
 
@@ -690,3 +690,86 @@ class _Put(ast.NodeTransformer):
             return _const(self.values[node.id], node)
         return node
 
+
+def copies_dropped(src: str, function: str) -> str:
+    """`src` with each local of `function` that is a copy of another (`a = b`, its only binding)
+    read as the original where that is surely the same value: every read of the copy follows it
+    in the same block, and nothing binds the original from the copy to the last of them."""
+    tree = ast.parse(src)
+    for func in tree.body:
+        if isinstance(func, ast.FunctionDef) and func.name == function:
+            stores: dict[str, int] = {}
+            for node in ast.walk(func):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                    stores[node.id] = stores.get(node.id, 0) + 1
+                elif isinstance(node, ast.arg):
+                    stores[node.arg] = stores.get(node.arg, 0) + 2
+            _Copies(stores).visit(func)
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _names(nodes, ctx):
+    return [n for part in nodes for n in ast.walk(part) if isinstance(n, ast.Name) and isinstance(n.ctx, ctx)]
+
+
+class _Copies(ast.NodeVisitor):
+    def __init__(self, stores: dict):
+        self.stores = stores
+
+    def generic_visit(self, node):
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                self._block(body)
+        for handler in getattr(node, "handlers", []):
+            self._block(handler.body)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                self.visit(child)
+
+    def _block(self, body: list) -> None:
+        i = 0
+        while i < len(body):
+            stmt = body[i]
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                    and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Name) \
+                    and self.stores.get(stmt.targets[0].id) == 1 and self._drop(body, i):
+                del body[i]
+                continue
+            i += 1
+
+    def _drop(self, body: list, i: int) -> bool:
+        copy, original = body[i].targets[0].id, body[i].value.id
+        func_reads = self.all_reads.get(copy, 0) if hasattr(self, "all_reads") else None
+        later = body[i + 1:]
+        reads = [n for n in _names(later, ast.Load) if n.id == copy]
+        if func_reads is not None and func_reads != len(reads):
+            return False  # read elsewhere too
+        if not reads:
+            return False
+        last = max(j for j, stmt in enumerate(later)
+                   if any(n.id == copy for n in _names([stmt], ast.Load)))
+        reach = []  # what may run between the copy and a read of it
+        for stmt in later[:last + 1]:
+            if isinstance(stmt, ast.If) and not stmt.orelse and stmt.body \
+                    and isinstance(stmt.body[-1], (ast.Continue, ast.Break, ast.Return, ast.Raise)) \
+                    and not any(n.id == copy for n in _names(stmt.body, ast.Load)):
+                reach.append(stmt.test)  # its body leaves the block: no read of the copy follows it
+            else:
+                reach.append(stmt)
+        if any(n.id == original for n in _names(reach, (ast.Store, ast.Del))):
+            return False
+        for j, stmt in enumerate(later[:last + 1]):
+            for n in ast.walk(stmt):
+                if isinstance(n, ast.Name) and n.id == copy:
+                    n.id = original
+        return True
+
+    def visit_FunctionDef(self, node):
+        self.all_reads: dict[str, int] = {}
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                self.all_reads[n.id] = self.all_reads.get(n.id, 0) + 1
+        self._block(node.body)
+        for child in node.body:
+            self.visit(child)

@@ -15,6 +15,7 @@ from durak_spec.reference_impl import state as state_module
 from durak_spec.reference_impl.game import Game
 from durak_spec.reference_impl.notation import state_json
 from durak_spec.reference_impl.specialise import (
+    copies_dropped,
     held_in_locals,
     specialised,
     with_known_values,
@@ -207,3 +208,33 @@ def test_the_step_of_a_player_count_is_written_once_for_every_run(spec, monkeypa
     with pytest.raises(AssertionError):
         ruleset_module.Ruleset(spec, "podkidnoy", {}).step_source_for(4)
 
+
+COPIES = """
+def play(xs, out):
+    a = xs[0]
+    i = 0
+    while i < len(xs):
+        b = a
+        c = a
+        if b > 5:
+            a = i
+            i += 1
+            continue
+        out.append((b, c))
+        a = c + 1
+        out.append(c)
+        i += 1
+    return out
+"""
+
+
+def test_a_copy_is_read_as_its_original_only_where_they_agree():
+    """copies_dropped: `b = a` goes where a is not bound again before b's reads (a bound in a
+    branch that leaves the loop's body is not), and stays where it is (c, read after `a = ...`)."""
+    dropped = copies_dropped(COPIES, "play")
+    assert "b = a" not in dropped and "c = a" in dropped, dropped
+    general, special = {}, {}
+    exec(COPIES, general)
+    exec(dropped, special)
+    for xs in ([0, 1, 2], [7, 0, 0, 0], [5, 9], [9] * 6):
+        assert special["play"](xs, []) == general["play"](xs, [])
