@@ -1,5 +1,8 @@
 """The generated step and play loop (ruleset.py `Ruleset.step_source`) written for one player
-count: what the ruleset and the count fix folded into constants.
+count (`written_for`, four passes over its `ast`): what the ruleset and the count fix folded into
+constants (`specialised`); the play loop holding the state fields it reads in locals
+(`held_in_locals`); tests short of what an earlier assignment or operand already states
+(`with_known_values`); locals that only copy another read as the original (`copies_dropped`).
 
 A game's seat count, its seats' teams and whether that is team play never change once it is dealt
 (game.py `_initial_state`, from `Ruleset.seating`), so the program of a player count reads them as
