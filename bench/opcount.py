@@ -135,6 +135,8 @@ def count(preset: str, players: int, games: int, lines: int = 0) -> dict:
     rs = load_spec().ruleset(preset)
     for seed in range(10**6, 10**6 + WARM_GAMES):
         play_random_game(rs, players, seed, check=False)
+    if hasattr(rs, "program"):  # the program of the count, as a long run (simulate) has it
+        rs.program(players)
     if hasattr(rs, "compiled_program"):  # the step and play written for this player count
         step, play = rs.compiled_program(players) or (None, None)
         source = rs.step_source_for(players) if step is not None else ""
@@ -245,6 +247,8 @@ def play(preset: str, players: int, games: int) -> None:
     rs = load_spec().ruleset(preset)
     for seed in range(10**6, 10**6 + WARM_GAMES):
         play_random_game(rs, players, seed, check=False)
+    if hasattr(rs, "program"):  # the program of the count, as a long run (simulate) has it
+        rs.program(players)
     for seed in range(games):
         play_random_game(rs, players, seed, check=False)
 

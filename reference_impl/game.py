@@ -618,10 +618,12 @@ class Game:
         the list) and without copying the list, which `choose` must leave as it is."""
         s, step, legal = self.state, self._step, self._legal
         program = self.ruleset.compiled_program(s.n)
-        if program is not None and (step is program[0] or step is self.ruleset.play_step):
-            # the whole loop generated (a game's first step hands it the written step)
+        play = program[1] if program is not None and (
+            step is program[0] or step is self.ruleset.play_step) else \
+            self.ruleset.play_fn if step is self.ruleset.__dict__.get("_step_fn") else None
+        if play is not None:  # the whole loop generated (a game's first step hands it the step)
             try:
-                self._legal = program[1](self, s, legal, choose, limit)
+                self._legal = play(self, s, legal, choose, limit)
             except Exception as exc:  # the actions legal before the failing step kept
                 raise failure_of(exc) or exc
             return

@@ -75,6 +75,10 @@ MATCH_SEAT_DECISIONS = {"deal_score", "deal_epaulettes", "match_key"}
 BOUT_ENDS = ("bout_beaten_off", "bout_taken")
 MAX_SETTLE = 1000  # bout ends in a row before the interpreter gives up
 WARM_STEPS = 300  # actions a ruleset plays before its generated step is written (play_step)
+# Games a warm ruleset then starts (each with one call of play_step) before the step and play loop
+# written for their player count (`program`, specialise.py's passes: about 0.4 s) replace the
+# generic ones: a test's few hundred games never pay for the passes, `durak simulate` soon does.
+SPECIALISE_GAMES = 200
 MAX_SHARED = 20000  # compiled pieces a spec keeps for its rulesets to share
 # A state container a vocabulary function indexes (`s.out[seat]`), read once per call of the
 # generated functions into a `_c_` local; but can_throw, which settle itself sets midway.
@@ -691,8 +695,11 @@ class Ruleset:
             program = programs.get(s.n)
             if program is None:
                 played[0] += 1
-                if played[0] > WARM_STEPS:  # from now on, every game of this ruleset steps at once
+                if played[0] > WARM_STEPS + SPECIALISE_GAMES:  # many games: worth its passes
                     program = self.program(s.n)
+                elif played[0] > WARM_STEPS:  # from now on, every game steps at once
+                    g._step = self.step_fn
+                    return g._step(g, s, a)
             if program is not None:  # the game steps at once from now on
                 g._step = program[0]
                 return program[0](g, s, a)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from .game import Game
 from .match import Match
-from .ruleset import Ruleset
+from .ruleset import SPECIALISE_GAMES, Ruleset
 
 STEP_LIMIT = 5000  # games of 3+ players may cycle forever through takes (catalogue R40)
 
@@ -53,6 +53,8 @@ def simulate(ruleset: Ruleset, players: int, games: int, seed: int, check: bool 
     """Play `games` random games (game i uses deal seed `seed + i`)."""
     report = SimulationReport()
     start = time.perf_counter()
+    if games >= SPECIALISE_GAMES:  # a long run: its program written for the count at once
+        ruleset.program(players)
     for i in range(games):
         game = play_random_game(ruleset, players, seed + i, check, report)
         report.games += 1

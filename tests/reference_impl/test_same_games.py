@@ -120,6 +120,7 @@ def test_the_order_rules_are_skipped_only_where_one_seat_has_actions(spec, playe
     everyone while others throw in, so a guard that counted only the seats that may throw would
     skip orderings that matter: it plays other games, the generated one those of ordering always."""
     monkeypatch.setattr(ruleset_module, "WARM_STEPS", 0)  # every step the generated one
+    monkeypatch.setattr(ruleset_module, "SPECIALISE_GAMES", 0)  # written for the player count
     ruleset = spec.ruleset("podkidnoy", {"done_by": "main_attacker"})
     always = block_digest(_with_guard(ruleset, "if True:"), players, 0, 20)
     assert block_digest(ruleset, players, 0, 20) == always
@@ -143,15 +144,20 @@ def test_an_order_rule_over_every_kind_listed_orders_as_one_over_some(spec, monk
 @pytest.mark.parametrize("preset", ["podkidnoy", "perevodnoy", "weli", "changeable_trump",
                                     "marmot_tournament"])
 def test_the_first_steps_and_the_generated_step_play_the_same_games(spec, preset, monkeypatch):
-    """A ruleset plays its first WARM_STEPS actions through its events and settle, and only then
-    writes and compiles `step` (Ruleset.play_step): each way alone plays the games recorded."""
-    for warm in (0, 10**9):
+    """A ruleset plays its first WARM_STEPS actions through its events and settle, then writes
+    and compiles the generic `step`, and after SPECIALISE_GAMES more games the step written for
+    the player count (Ruleset.play_step): each way alone plays the games recorded."""
+    for warm, special in ((0, 0), (0, 10**9), (10**9, 0)):
         monkeypatch.setattr(ruleset_module, "WARM_STEPS", warm)
+        monkeypatch.setattr(ruleset_module, "SPECIALISE_GAMES", special)
         ruleset = ruleset_module.Ruleset(spec, preset, {})
         for n in (2, 4):
             have = block_digest(ruleset, n, 0, CI_SEEDS)
-            assert have == RECORDED["games"][preset][str(n)][0], (preset, n, warm)
-        assert bool(ruleset.__dict__.get("_programs")) == (warm == 0), "the step was compiled when it should not be, or not"
+            assert have == RECORDED["games"][preset][str(n)][0], (preset, n, warm, special)
+        assert bool(ruleset.__dict__.get("_programs")) == (warm == special == 0), \
+            "the step for the player count was compiled when it should not be, or not"
+        assert bool(ruleset.__dict__.get("_step_fn")) == (warm == 0 < special), \
+            "the generic step was compiled when it should not be, or not"
 
 
 def test_presets_that_share_a_behaviour_key_play_the_same_games(spec):
