@@ -13,7 +13,6 @@ from conformance_support import PYTHON, run_cases
 
 from durak_spec.conformance.runner import Session
 from durak_spec.conformance.transport import make_adapter
-from durak_spec.reference_impl import diagnose
 
 TUTORIAL = Path(__file__).resolve().parents[2] / "docs" / "tutorial" / "my_engine.py"
 SELECTION = ("--case", "draw/two_players_*", "--case", "transfer/three_players", "--case",
@@ -39,14 +38,11 @@ def test_the_tutorial_engine_named_durak_py_gives_the_same_results_both_ways(che
     assert sys.modules["durak"].__file__ == str(folder / "durak.py")
 
 
-def test_a_mutant_fails_alike_in_process_and_as_a_subprocess_with_the_same_rule(spec, shipped_suite,
-                                                                             monkeypatch):
+def test_a_mutant_fails_alike_in_process_and_as_a_subprocess_with_the_same_rule(spec, shipped_suite):
     jobs = [(c, v) for c in shipped_suite.cases if c.id.startswith("rotation/") for v in c.variants]
     name = "attacker_again_after_take"
-    # both runs' diagnoses search the same 945 option variants of the reference: kept compiled
-    # for the second (diagnose.py's per-process cache holds 512, then starts again, so each run
-    # compiled about 1,700); the two runs' observations still come from the two engines
-    monkeypatch.setattr(diagnose, "_CACHE_LIMIT", 2048)
+    # both runs' diagnoses search the same 945 option variants of the reference, compiled once
+    # (conftest.py diagnoses_keep_their_rulesets); the observations come from the two engines
     # the searches stop at a count of variants, not a time: the two diagnoses compare whole
     in_process = run_cases(spec, f"python:durak_spec.conformance.examples.mutants:{name}", jobs)
     subprocess = run_cases(spec, f"cmd:{PYTHON} -m durak_spec.conformance.examples.mutants {name}",
