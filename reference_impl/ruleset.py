@@ -32,6 +32,7 @@ from .inline import NotInlinable, decisions_asked, inline_source, module_helpers
 from .lang import (
     BOOL,
     CARD,
+    CMP_OPS,
     COLOUR,
     INT,
     KIND,
@@ -79,6 +80,7 @@ WARM_STEPS = 300  # actions a ruleset plays before its generated step is written
 # written for their player count (`program`, specialise.py's passes: about 0.4 s) replace the
 # generic ones: a test's few hundred games never pay for the passes, `durak simulate` soon does.
 SPECIALISE_GAMES = 200
+_UNSET = type("Unset", (), {"__repr__": lambda self: "_UNSET"})()  # a local not yet computed
 MAX_SHARED = 20000  # compiled pieces a spec keeps for its rulesets to share
 # A state container a vocabulary function indexes (`s.out[seat]`), read once per call of the
 # generated functions into a `_c_` local; but can_throw, which settle itself sets midway.
@@ -97,6 +99,7 @@ STATE_QUERIES = frozenset(n for n, v in vars(State).items()
 PROGRAM_QUERIES = frozenset({"draw_order"})
 # The `_v_` locals of the generated program that hold integers (specialise.with_known_values)
 INT_VALUES = frozenset(f"_v_{n}" for n, e in vocab.STATE.items() if e.args is None and e.type == INT)
+LEAST_TABLE = re.compile(r"\b_TL_m_\w+")  # a table of the cards that _Least's tests pass
 TARGET_READ = re.compile(r"\btarget((?:\.\w+)+)")  # an attribute of the target card: target.real.suit
 
 
@@ -495,6 +498,15 @@ class Ruleset:
         for conditions in levels:  # at each level, a condition looping over cards or seats last
             conditions.sort(key=_loops)
         _given_earlier(levels)
+        # the first tests of each card that read the card and values of the state only: the
+        # cards that pass them, a set kept by those values (see _card_tests)
+        card_set = _card_tests(levels) if kind in vocab.CARD_KINDS and kind not in self.named_forms \
+            else None
+        if kind in vocab.CARD_KINDS:  # a look over the cards in play for one lower than the
+            # card: the lowest of them found once per settle (see _Least)
+            least = _Least(f"_m_{kind}_")
+            levels[2][:] = [least.rewritten(src) for src in levels[2]]
+            hoisted[0] += [f"{name} = _UNSET" for name in least.names]
 
         def cond(level, extra=()):
             return " and ".join([f"({c})" for c in extra] + [f"({c})" for c in levels[level]]) or "True"
@@ -507,11 +519,24 @@ class Ruleset:
         else:
             lines = [f"    # {kind}", f"    if {cond(0)}:"]
         lines += [f"        {h}" for h in hoisted[0]]
+        outer = lines
+        if card_set is not None:  # no card passes: no seat is visited; a hand none of whose
+            # cards passes is not walked
+            tests, values = card_set
+            key = ", ".join(values)
+            key = f"({key})" if len(values) > 1 else key
+            tab = f"_TC_{kind}"
+            lines += [f"        _q = {tab}.get({key})", "        if _q is None:",
+                      f"            _q = {tab}[{key}] = _frozenset([card for card in _SLOTS "
+                      f"if card is not None and {tests}])",
+                      "        if _q:"]
+            lines = []
+        hand = " and not _q.isdisjoint(_c_hands[seat])" if card_set is not None else ""
         if seat_exprs:  # 'seat == E' conditions: visit only that seat
             lines += [f"        seat = {seat_exprs[0]}",
-                      f"        if {cond(1, [f'seat == {e}' for e in seat_exprs[1:]])}:"]
+                      f"        if {cond(1, [f'seat == {e}' for e in seat_exprs[1:]])}{hand}:"]
         else:
-            lines += ["        for seat in range(s.n):", f"            if not ({cond(1)}): continue"]
+            lines += ["        for seat in range(s.n):", f"            if not ({cond(1)}{hand}): continue"]
         lines += [f"            {h}" for h in hoisted[1]]
         if kind in vocab.CARD_KINDS:  # each card of the hand, and the Weli in every suit
             if kind in self.named_forms:  # each held card, then its forms (_forms_<kind>)
@@ -521,7 +546,10 @@ class Ruleset:
                 head, pad = ["for card in _c_hands[seat]:"], ""
 
             def each(body, head=head, pad=pad):
-                test = [f"    if not ({cond(2)}): continue"] if levels[2] else []
+                tests = [f"({cond(2)})"] if levels[2] else []
+                if card_set is not None:
+                    tests.insert(0, "card in _q")
+                test = [f"    if not ({' and '.join(tests)}): continue"] if tests else []
                 return head + [pad + line for line in test + body]
             lines.append(f"            row = {table}[seat]")
             values = _tabulable(cond(3)) if kind in vocab.TARGET_KINDS else None
@@ -562,6 +590,8 @@ class Ruleset:
                 lines += _indented(each([f"    {out}.append(row[card.index])"]), 12)
         else:
             lines.append(f"            {out}.append({table}[seat])")
+        if lines is not outer:
+            lines = outer + _indented(lines, 4)
         return lines, used | {name for line in lines for name in HOISTED.findall(line)}
 
     def _fuse(self):
@@ -635,6 +665,7 @@ class Ruleset:
                                         forms).items():
             ns[f"_T_{kind}"] = table
             ns[f"_TB_{kind}"] = {}  # see _tabulable: its rows made as settle first needs them
+            ns[f"_TC_{kind}"] = {}  # see _card_tests: its sets made as settle first needs them
         slots = [None] * (max(c.index for c in list(self.deck.cards) + forms) + 1)
         for c in list(self.deck.cards) + forms:  # the cards the tables (_TB_) hold, by index
             slots[c.index] = c
@@ -642,12 +673,16 @@ class Ruleset:
         for kind, offered in self.named_forms.items():  # by card index: the card, then its forms
             ns[f"_forms_{kind}"] = [(c,) + tuple(offered.get(c, ())) for c in self.deck.cards]
         ns.update(_SEATS=tuple(tuple(range(n)) for n in range(self.player_limits[1] + 1)),
+                  _frozenset=frozenset, _UNSET=_UNSET, _map=map, _filter=filter,
+                  _rank=operator.attrgetter("rank"),
                   _MAX_SETTLE=MAX_SETTLE, _deadlock=partial(_deadlock, self.name),
                   _unsettled=partial(_unsettled, self.name),
                   # how lang.failure_of names a clause that raises in this program: keep it, and
                   # keep the state a local named `s` (tests/reference_impl/test_clause_errors.py)
                   _PROGRAM=self.failing_clause)
         self.source = _lifted(_seats_kept("\n".join(lines)), "_scope")
+        for table in set(LEAST_TABLE.findall(self.source)):  # see _Least
+            ns[table] = {}
         code = self._memo(("source", self.source),
                           lambda: compile_program(self.source, f"<legal actions of {self.name}>"))
         exec(code, ns)
@@ -670,6 +705,8 @@ class Ruleset:
                 written += _bout_end_block(cond, [f"            end_{event}(g, s)"])
                 bodies += [f"def end_{event}(g, s):"] + self._event_lines(event, self._ns, "None", 4)
             step = self._step_lines(self._ns, written + rest)
+            # the draw order again, for the bout ends here: written for a player count with them
+            bodies += self._draw_order_lines()
             src = self._step_source = _lifted(_seats_kept("\n".join(
                 bodies + step + _play_lines(step))), "_step_scope")
         return src
@@ -1076,11 +1113,13 @@ _SCALARS = {INT, BOOL, SEAT, RANK, SUIT, COLOUR, KIND}
 _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
-def _tabulable(src: str) -> list[str] | None:
+def _tabulable(src: str, cards=("card", "target"), not_none=frozenset()) -> list[str] | None:
     """The `_v_` locals a condition of a card and a target reads, when it reads nothing else but
     the attributes of the two (and constants), so that its value for every pair can be kept in a
     table by the target's index and those values (a cover's 'beats': the card's suit and rank
-    against the target's and the trump suit); None when it reads anything else or may raise."""
+    against the target's and the trump suit); None when it reads anything else or may raise.
+    `cards`: the card names it may read; `not_none`: the `_v_` locals that may be None in general
+    but are known not to be where the condition is tested (an earlier test says so)."""
     if src == "True":
         return None
     values = set()
@@ -1088,23 +1127,139 @@ def _tabulable(src: str) -> list[str] | None:
         if not isinstance(node, _TABULABLE):
             return None
         if isinstance(node, ast.Compare) and any(isinstance(op, _ORDERING) for op in node.ops) \
-                and any(isinstance(x, ast.Name) and x.id.startswith("_v_") and
-                        vocab.STATE[x.id[3:]].type.endswith("?")
+                and any(isinstance(x, ast.Name) and x.id.startswith("_v_") and x.id not in not_none
+                        and x.id[3:] in vocab.STATE and vocab.STATE[x.id[3:]].type.endswith("?")
                         for x in [node.left] + node.comparators):
             return None  # None < 1 raises: a value that may be None is only compared for equality
         if isinstance(node, ast.Attribute):
             root = node
             while isinstance(root, ast.Attribute):
                 root = root.value
-            if not (isinstance(root, ast.Name) and root.id in ("card", "target")):
+            if not (isinstance(root, ast.Name) and root.id in cards):
                 return None
-        elif isinstance(node, ast.Name) and node.id not in ("card", "target"):
+        elif isinstance(node, ast.Name) and node.id not in cards:
             name = node.id[3:] if node.id.startswith("_v_") else None
             entry = vocab.STATE.get(name) if name else None
             if entry is None or entry.args is not None or entry.type.rstrip("?") not in _SCALARS:
                 return None
             values.add(node.id)
     return sorted(values)
+
+
+def _card_tests(levels: list[list[str]]) -> tuple[str, list[str]] | None:
+    """The first tests of each card of a legality block (`levels[2]`, split at its `and`s) that
+    read the card and scalar values of the state only and cannot raise (see _tabulable), as one
+    condition, and the `_v_` locals it reads; those tests dropped from `levels[2]`. The block
+    keeps the set of the cards that pass them by those values (`_TC_<kind>`): a card not in it is
+    not tested further, a hand that holds none is not walked, and with none no seat is visited.
+    Only the first ones: a later test could raise where an earlier one fails. None if none is."""
+    if not levels[2]:
+        return None
+    true: set = set()
+    for src in levels[0] + levels[1]:
+        _facts(ast.parse(src, mode="eval").body, true, set())
+    operands = []
+    for src in levels[2]:
+        body = ast.parse(src, mode="eval").body
+        parts = body.values if isinstance(body, ast.BoolOp) and isinstance(body.op, ast.And) else [body]
+        operands += [ast.unparse(part) for part in parts]
+    not_none = {name for name in vocab.STATE if ast.dump(ast.parse(
+        f"_v_{name} is not None", mode="eval").body) in true}
+    tests, values = [], set()
+    for src in operands:
+        read = _tabulable(src, ("card",), {f"_v_{n}" for n in not_none})
+        if read is None or not read:  # a test of the card alone is as cheap as a look in a set
+            break
+        tests.append(src)
+        values |= set(read)
+    if not tests:
+        return None
+    levels[2][:] = operands[len(tests):]
+    return " and ".join(f"({t})" for t in tests), sorted(values)
+
+
+_FLIPPED = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}
+
+
+class _Least(ast.NodeTransformer):
+    """A card's test whether some card of a collection of the state ranks below it (or above),
+    `any(A(c) and c.rank < card.rank for c in C)` where neither A nor C reads the card, as a test
+    against the lowest rank (the highest) of the cards of C that pass A, found once per settle
+    into a local named `prefix`N (set to `_UNSET` before the block's loops) the first time a card
+    is tested: `m is not None and m < card.rank`. The same truth for every card; A must be one
+    that cannot raise (see _tabulable), as it is now tested for every card of C up to the end."""
+
+    def __init__(self, prefix: str):
+        self.prefix, self.names = prefix, []
+
+    def rewritten(self, src: str) -> str:
+        tree = ast.parse(src, mode="eval")
+        before = len(self.names)
+        tree = self.visit(tree)
+        return src if len(self.names) == before else ast.unparse(ast.fix_missing_locations(tree))
+
+    def visit_Call(self, node):
+        node = self.generic_visit(node)
+        found = _least_of(node)
+        if found is None:
+            return node
+        var, iterable, others, values, op, outer = found
+        name = f"{self.prefix}{len(self.names)}"
+        self.names.append(name)
+        least = "max" if isinstance(op, (ast.Gt, ast.GtE)) else "min"
+        items = ast.unparse(iterable)
+        if others:  # the cards that pass them, a set of the deck's cards kept by those values
+            test = " and ".join(f"({ast.unparse(o)})" for o in others)
+            key = f"({', '.join(values)},)" if values else "0"
+            table = f"_TL{name}"
+            passing = (f"({table}.get({key}) or {table}.setdefault({key}, _frozenset([{var} for {var} "
+                       f"in _SLOTS if {var} is not None and {test}])))")
+            items = f"_filter({passing}.__contains__, {items})"
+        src = (f"(({name} if {name} is not _UNSET else ({name} := {least}(_map(_rank, {items}), "
+               f"default=None))) is not None and {name} {CMP_OPS[type(op)]} {ast.unparse(outer)})")
+        return ast.copy_location(ast.parse(src, mode="eval").body, node)
+
+
+def _least_of(node):
+    """(variable, iterable, other tests, attribute, operator, the card's side) of `node` when it
+    is `any(... and c.A OP card.A for c in C)` as _Least rewrites it, else None."""
+    if not (isinstance(node.func, ast.Name) and node.func.id == "any" and len(node.args) == 1
+            and not node.keywords and isinstance(node.args[0], ast.GeneratorExp)):
+        return None
+    gen = node.args[0]
+    if len(gen.generators) != 1:
+        return None
+    comp = gen.generators[0]
+    if comp.ifs or comp.is_async or not isinstance(comp.target, ast.Name):
+        return None
+    var = comp.target.id
+    elt = gen.elt
+    parts = elt.values if isinstance(elt, ast.BoolOp) and isinstance(elt.op, ast.And) else [elt]
+    last, others = parts[-1], parts[:-1]
+    if not (isinstance(last, ast.Compare) and len(last.ops) == 1 and type(last.ops[0]) in _FLIPPED):
+        return None
+    left, right, op = last.left, last.comparators[0], last.ops[0]
+
+    def of(side, name):
+        return isinstance(side, ast.Attribute) and side.attr == "rank" \
+            and isinstance(side.value, ast.Name) and side.value.id == name
+
+    if of(left, var) and of(right, "card"):
+        outer = right
+    elif of(right, var) and of(left, "card"):
+        op, outer = _FLIPPED[type(op)](), left
+    else:
+        return None
+    reads = {n.id for n in ast.walk(comp.iter) if isinstance(n, ast.Name)}
+    if "card" in reads or var in reads:
+        return None
+    values: set = set()
+    for other in others:  # tests of the collection's card and the state's values alone
+        read = _tabulable(ast.unparse(other), (var,))
+        if read is None:
+            return None
+        values |= set(read)
+    return var, comp.iter, others, sorted(values), op, outer
 
 
 class _Given(ast.NodeTransformer):

@@ -159,9 +159,10 @@ def test_a_condition_that_loops_is_tested_after_the_plain_ones_of_its_level(spec
     deck.trump_exchange_turn_up, a later rule), not for every trump of every hand."""
     src = spec.ruleset("podkidnoy_trump_exchange").source
     swap = src[src.index("# swap"):]
-    test = next(line for line in swap.splitlines() if "any(" in line)  # its own function's
-    assert test.index("_v_turn_up_rank") < test.index("any("), test
-    assert "s.in_play()" in src[src.index(test[test.index("any(") + 4:].split("(")[0]):]
+    key = next(line for line in swap.splitlines() if "_TC_swap.get(" in line)  # the plain tests'
+    assert "_v_turn_up_rank" in key, key
+    test = next(line for line in swap.splitlines() if "s.in_play()" in line)
+    assert test.index("card in _q") < test.index("s.in_play()"), test
 
 
 @pytest.mark.parametrize("preset", ["podkidnoy_trump_exchange", "marmot_tournament"])
@@ -355,3 +356,106 @@ def test_only_a_condition_that_cannot_raise_is_kept_in_a_table(cond, values):
     from durak_spec.reference_impl.ruleset import _tabulable
 
     assert _tabulable(cond) == values
+
+
+def _swaps_by_the_rules(rs, s):
+    """The swaps deck.trump_exchange* allow in state `s`, each clause run as compiled alone."""
+    table = rs._ns["_T_swap"]
+    return [table[seat][card.index] for seat in range(s.n) if not s.out[seat]
+            for card in s.hands[seat]
+            if all(cr.clause.fn(s, seat, card, None) for cr in rs.legality["swap"])]
+
+
+@pytest.mark.parametrize("preset", ["podkidnoy_trump_exchange", "marmot_tournament"])
+def test_the_swaps_listed_through_the_set_of_cards_that_may_be_swapped_are_those_the_rules_allow(
+        spec, preset):
+    """A swap's first tests read the card, the trump suit and the turn-up's rank only: settle
+    keeps the set of the cards that pass them by those values (`_TC_swap`, _card_tests), skips a
+    hand that holds none, and finds the lowest trump in play once (_Least). The swaps listed at
+    every step of random games are those the rules allow, in the order of the hands."""
+    rs = spec.ruleset(preset)
+    swaps = 0
+    for seed in range(30):
+        g = Game.from_seed(rs, 2 + seed % 3, seed)
+        rng = random.Random(seed)
+        while not g.is_terminal():
+            listed = [a for a in g.legal_actions() if a.kind == "swap"]
+            assert listed == _swaps_by_the_rules(rs, g.state), (seed, g.state.steps)
+            swaps += len(listed)
+            g.apply_action(rng.choice(g.legal_actions()))
+    assert swaps and rs._ns["_TC_swap"]
+    assert all(isinstance(k, tuple) and len(k) == 2 for k in rs._ns["_TC_swap"])
+
+
+def test_the_first_tests_of_a_card_that_read_values_of_the_state_alone_are_kept_in_a_set():
+    from durak_spec.reference_impl.ruleset import _card_tests
+
+    quantifier = "not any(c.rank < card.rank for c in _v_in_play)"
+    levels = [["_v_turn_up_rank is not None"], [], [
+        f"card.rank < _v_turn_up_rank and card.suit == _v_trump_suit and {quantifier}"], []]
+    tests, values = _card_tests(levels)
+    assert values == ["_v_trump_suit", "_v_turn_up_rank"]
+    assert [ast.dump(ast.parse(t)) for t in levels[2]] == [ast.dump(ast.parse(quantifier))]
+    assert tests == "(card.rank < _v_turn_up_rank) and (card.suit == _v_trump_suit)"
+    # no earlier test says the turn-up's rank is not None: None < 1 would raise
+    assert _card_tests([[], [], ["card.rank < _v_turn_up_rank"], []]) is None
+    # only the first tests: a later test may raise where an earlier one fails
+    assert _card_tests([[], [], [f"{quantifier} and card.suit == _v_trump_suit"], []]) is None
+    assert _card_tests([[], [], ["card.rank in _v_table_ranks"], []]) is None  # a set, no value
+
+
+@pytest.mark.parametrize("src, rewritten", [
+    ("not any(c.suit == _v_trump_suit and c.rank < card.rank for c in _v_in_play)", True),
+    ("any(card.rank >= c.rank for c in _v_in_play)", True),
+    ("any(c.rank > card.rank for c in _v_in_play)", True),
+    ("any(c.rank <= card.rank and c.suit == _v_trump_suit for c in _v_in_play)", False),
+    ("any(c.suit == card.suit and c.rank < card.rank for c in _v_in_play)", False),
+    ("any(c.rank < _v_turn_up_rank and c.rank < card.rank for c in _v_in_play)", False),
+])
+def test_a_look_for_a_lower_card_in_play_is_a_test_against_the_lowest_found_once(
+        spec, src, rewritten):
+    """_Least: `any(A(c) and c.rank < card.rank for c in C)` as `m < card.rank`, m the lowest rank
+    of the cards of C that pass A (the highest for >), found at the first card tested: the same
+    truth for every card and collection. Not where A reads the card, may raise (None < 1), or
+    is not the first of the tests."""
+    from durak_spec.reference_impl.ruleset import _Least
+
+    least = _Least("_m_x_")
+    new = least.rewritten(src)
+    assert (new != src) == rewritten and len(least.names) == rewritten
+    rs = spec.ruleset("podkidnoy_trump_exchange")
+    ns = dict(rs._ns)
+    ns.update({t: {} for t in ("_TL_m_x_0",)})
+    rng = random.Random(1)
+    cards = list(rs.deck.cards)
+    for _ in range(200):
+        items = rng.sample(cards, rng.randrange(len(cards)))
+        trump = rng.choice(["S", "H", None])
+        ns.update(_v_trump_suit=trump, _v_turn_up_rank=rng.choice([None, 3]))
+        first = {**ns, "_m_x_0": ns["_UNSET"], "_v_in_play": list(items)}
+        for card in rng.sample(cards, 6):  # several cards against one collection, as a hand
+            try:
+                want = eval(src, {**ns, "card": card, "_v_in_play": items})
+            except TypeError:
+                continue
+            first["card"] = card
+            assert eval(new, first) == want, (new, card, items, trump)
+
+
+def test_the_draw_order_is_written_for_the_player_count_with_the_bout_ends(spec):
+    """The bout ends of a player count's program call a draw order written for that count (its
+    loop over the seats unrolled, the count a constant), which orders the drawers as the
+    generic one does at every step of random games."""
+    rs = spec.ruleset("podkidnoy_teams")
+    src = rs.step_source_for(6)
+    written = src[src.index("def draw_order(s):"):]
+    written = written[:written.index("\ndef ")]
+    assert "for " not in written and "s.n" not in written and written.count("order.append") == 6
+    draw_order = rs.program(6)[0].__globals__["draw_order"]
+    assert draw_order is not rs.draw_order_fn
+    for seed in range(5):
+        g = Game.from_seed(rs, 6, seed)
+        rng = random.Random(seed)
+        while not g.is_terminal():
+            assert draw_order(g.state) == rs.draw_order_fn(g.state)
+            g.apply_action(rng.choice(g.legal_actions()))
