@@ -99,7 +99,6 @@ STATE_QUERIES = frozenset(n for n, v in vars(State).items()
 PROGRAM_QUERIES = frozenset({"draw_order"})
 # The `_v_` locals of the generated program that hold integers (specialise.with_known_values)
 INT_VALUES = frozenset(f"_v_{n}" for n, e in vocab.STATE.items() if e.args is None and e.type == INT)
-LEAST_TABLE = re.compile(r"\b_TL_m_\w+")  # a table of the cards that _Least's tests pass
 TARGET_READ = re.compile(r"\btarget((?:\.\w+)+)")  # an attribute of the target card: target.real.suit
 
 
@@ -673,16 +672,13 @@ class Ruleset:
         for kind, offered in self.named_forms.items():  # by card index: the card, then its forms
             ns[f"_forms_{kind}"] = [(c,) + tuple(offered.get(c, ())) for c in self.deck.cards]
         ns.update(_SEATS=tuple(tuple(range(n)) for n in range(self.player_limits[1] + 1)),
-                  _frozenset=frozenset, _UNSET=_UNSET, _map=map, _filter=filter,
-                  _rank=operator.attrgetter("rank"),
+                  _frozenset=frozenset, _UNSET=_UNSET,
                   _MAX_SETTLE=MAX_SETTLE, _deadlock=partial(_deadlock, self.name),
                   _unsettled=partial(_unsettled, self.name),
                   # how lang.failure_of names a clause that raises in this program: keep it, and
                   # keep the state a local named `s` (tests/reference_impl/test_clause_errors.py)
                   _PROGRAM=self.failing_clause)
         self.source = _lifted(_seats_kept("\n".join(lines)), "_scope")
-        for table in set(LEAST_TABLE.findall(self.source)):  # see _Least
-            ns[table] = {}
         code = self._memo(("source", self.source),
                           lambda: compile_program(self.source, f"<legal actions of {self.name}>"))
         exec(code, ns)
@@ -1203,20 +1199,14 @@ class _Least(ast.NodeTransformer):
         found = _least_of(node)
         if found is None:
             return node
-        var, iterable, others, values, op, outer = found
+        var, iterable, others, op, outer = found
         name = f"{self.prefix}{len(self.names)}"
         self.names.append(name)
         least = "max" if isinstance(op, (ast.Gt, ast.GtE)) else "min"
-        items = ast.unparse(iterable)
-        if others:  # the cards that pass them, a set of the deck's cards kept by those values
-            test = " and ".join(f"({ast.unparse(o)})" for o in others)
-            key = f"({', '.join(values)},)" if values else "0"
-            table = f"_TL{name}"
-            passing = (f"({table}.get({key}) or {table}.setdefault({key}, _frozenset([{var} for {var} "
-                       f"in _SLOTS if {var} is not None and {test}])))")
-            items = f"_filter({passing}.__contains__, {items})"
-        src = (f"(({name} if {name} is not _UNSET else ({name} := {least}(_map(_rank, {items}), "
-               f"default=None))) is not None and {name} {CMP_OPS[type(op)]} {ast.unparse(outer)})")
+        test = f" if {' and '.join(f'({ast.unparse(o)})' for o in others)}" if others else ""
+        src = (f"(({name} if {name} is not _UNSET else ({name} := {least}(({var}.rank for {var} in "
+               f"{ast.unparse(iterable)}{test}), default=None))) is not None and "
+               f"{name} {CMP_OPS[type(op)]} {ast.unparse(outer)})")
         return ast.copy_location(ast.parse(src, mode="eval").body, node)
 
 
@@ -1253,13 +1243,10 @@ def _least_of(node):
     reads = {n.id for n in ast.walk(comp.iter) if isinstance(n, ast.Name)}
     if "card" in reads or var in reads:
         return None
-    values: set = set()
     for other in others:  # tests of the collection's card and the state's values alone
-        read = _tabulable(ast.unparse(other), (var,))
-        if read is None:
+        if _tabulable(ast.unparse(other), (var,)) is None:
             return None
-        values |= set(read)
-    return var, comp.iter, others, sorted(values), op, outer
+    return var, comp.iter, others, op, outer
 
 
 class _Given(ast.NodeTransformer):

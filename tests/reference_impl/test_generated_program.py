@@ -161,8 +161,10 @@ def test_a_condition_that_loops_is_tested_after_the_plain_ones_of_its_level(spec
     swap = src[src.index("# swap"):]
     key = next(line for line in swap.splitlines() if "_TC_swap.get(" in line)  # the plain tests'
     assert "_v_turn_up_rank" in key, key
-    test = next(line for line in swap.splitlines() if "s.in_play()" in line)
-    assert test.index("card in _q") < test.index("s.in_play()"), test
+    test = next(line for line in swap.splitlines() if "_m_swap_0 :=" in line)  # _Least's
+    assert test.index("card in _q") < test.index("_m_swap_0 :="), test
+    scope = test[test.index("_m_swap_0 :="):].split("(")[2]  # min((_scopeN(...
+    assert "s.in_play()" in src[src.index(f"def {scope}("):]
 
 
 @pytest.mark.parametrize("preset", ["podkidnoy_trump_exchange", "marmot_tournament"])
@@ -425,7 +427,6 @@ def test_a_look_for_a_lower_card_in_play_is_a_test_against_the_lowest_found_once
     assert (new != src) == rewritten and len(least.names) == rewritten
     rs = spec.ruleset("podkidnoy_trump_exchange")
     ns = dict(rs._ns)
-    ns.update({t: {} for t in ("_TL_m_x_0",)})
     rng = random.Random(1)
     cards = list(rs.deck.cards)
     for _ in range(200):
