@@ -129,3 +129,15 @@ def test_reference_engines_share_what_texts_mean_for_a_deck_and_its_seats(spec):
     assert again._texts is first._texts and again._moves is first._moves
     assert other._texts is not first._texts
     assert all(t in again._moves for t in listed)
+
+
+@pytest.mark.parametrize("steps", [[], [{"accepted": True}, {"accepted": False, "rule": "x"}],
+                                   [{"accepted": 1}], [{"accepted": True}, []], [{"state": {}}],
+                                   [{"accepted": None}], "steps"])
+def test_the_quick_check_of_a_step_answer_says_what_its_schema_says(steps):
+    """protocol.check_result's quick test of a step answer (the types of its entries and their
+    verdicts) passes only answers the schema passes, and leaves the others to the schema."""
+    from durak_spec.conformance.protocol import check_result, first_error
+
+    answer = {"steps": steps}
+    assert (check_result("step", answer) is None) == (first_error("result-step", answer) is None)
