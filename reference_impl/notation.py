@@ -158,11 +158,12 @@ _HANDS: dict = {}
 _HANDS_MAX = 50_000
 
 
-def _hand_texts(hand) -> tuple[str, ...]:
-    """The sorted card texts of a hand not in _HANDS yet, kept there."""
+def _hand_texts(key: tuple) -> tuple[str, ...]:
+    """The sorted card texts of a hand not in _HANDS yet (`key`: its cards as a tuple), kept
+    there."""
     if len(_HANDS) >= _HANDS_MAX:
         _HANDS.clear()
-    texts = _HANDS[tuple(hand)] = tuple(map(_TEXT, sorted(hand, key=_INDEX)))
+    texts = _HANDS[key] = tuple(map(_TEXT, sorted(key, key=_INDEX)))
     return texts
 
 
@@ -173,8 +174,9 @@ def protocol_state(s: State) -> dict:
     hands, out, table, get = s.hands, s.out, [], _HANDS.get
     texts = []
     for hand in hands:  # plain loops: a comprehension is a function call in 3.11
-        known = get(tuple(hand))
-        texts.append(list(known if known is not None else _hand_texts(hand)))
+        key = tuple(hand)
+        known = get(key)
+        texts.append(list(known if known is not None else _hand_texts(key)))
     for a, d in s.table:
         table.append([a.text, d.text if d is not None else None])
     state = {"hands": texts, "hand_sizes": list(map(len, hands)),
