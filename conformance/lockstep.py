@@ -945,10 +945,11 @@ class Lockstep:
         # the segment's kept observations, once a _note in this stretch has started it (False:
         # none kept); agreeing steps are added here without calling _note for each
         keep = None
+        answered = len(entries)
         for j, p in enumerate(plan):
             if self.pending:
                 self.since_sync, self.pending = self.since_sync | self.pending, set()
-            if j >= len(entries):
+            if j >= answered:
                 self._report("error", "", p.action, "an entry per action",
                              f"{len(entries)} entries for {len(plan)} actions",
                              f"the engine answered {len(entries)} of {len(plan)} actions", seg,
@@ -1013,7 +1014,7 @@ class Lockstep:
             elif keep is None:
                 keep = self._keep(keep, seg, p.text, True, have if agreed else None)
             elif keep is not False and len(keep) < EVIDENCE_STEPS:  # as _keep keeps it
-                keep.append(Observation(p.text, True, legal=list(have) if agreed else None))
+                keep.append(Observation(p.text, True, None, list(have) if agreed else None))
             if legal:
                 agree = None
                 if not agreed:
