@@ -101,6 +101,7 @@ def _plain_state(st) -> bool:
 
 
 _ACCEPTED = repeat("accepted")
+_DICT, _BOOL = {dict}, {bool}
 
 
 def _plain_steps(steps: list) -> bool:
@@ -109,7 +110,6 @@ def _plain_steps(steps: list) -> bool:
     return set(map(type, steps)) <= _DICT and set(map(type, map(dict.get, steps, _ACCEPTED))) <= _BOOL
 
 
-_DICT, _BOOL = {dict}, {bool}
 _PLAIN = {
     "apply": lambda r: type(r) is dict and type(r.get("accepted")) is bool
     and all(type(r.get(k, "")) is str for k in ("rule", "reason")),
