@@ -49,6 +49,7 @@ from .lang import (
     Origin,
     lazy_iterable,
 )
+from .lift import lifted
 from .model import Rule, check_option_value, options_read
 from .primitives import PRIMITIVES
 from .specialise import pass_fingerprint, written_for
@@ -678,7 +679,7 @@ class Ruleset:
                   # how lang.failure_of names a clause that raises in this program: keep it, and
                   # keep the state a local named `s` (tests/reference_impl/test_clause_errors.py)
                   _PROGRAM=self.failing_clause)
-        self.source = _lifted(_seats_kept("\n".join(lines)), "_scope")
+        self.source = lifted(_seats_kept("\n".join(lines)), "_scope")
         code = self._memo(("source", self.source),
                           lambda: compile_program(self.source, f"<legal actions of {self.name}>"))
         exec(code, ns)
@@ -703,7 +704,7 @@ class Ruleset:
             step = self._step_lines(self._ns, written + rest)
             # the draw order again, for the bout ends here: written for a player count with them
             bodies += self._draw_order_lines()
-            src = self._step_source = _lifted(_seats_kept("\n".join(
+            src = self._step_source = lifted(_seats_kept("\n".join(
                 bodies + step + _play_lines(step))), "_step_scope")
         return src
 
@@ -1334,54 +1335,6 @@ def _seats_kept(src: str) -> str:
 
 
 _SCOPES = (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp, ast.Lambda)
-
-
-def _lifted(src: str, prefix: str) -> str:
-    """The generated program with each comprehension and lambda that reads a local of its
-    function (the card of a hand looked at, the state `s`) made a call of a function of its own,
-    `<prefix>N(those locals)`, defined after the program: else CPython keeps those locals in
-    cells throughout the function, every read of them an indirection more. The values are bound
-    at the call where the cells bound them at each use; a comprehension or lambda of the
-    generated program is used up in the expression that makes it, so nothing changes but time."""
-    tree = ast.parse(src)
-    lines = src.split("\n")
-    edits: dict[int, list] = {}
-    helpers: list[str] = []
-    for func in tree.body:
-        if not isinstance(func, ast.FunctionDef):
-            continue
-        local = {a.arg for a in func.args.args} | {
-            n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        for node in _outer_scopes(func):
-            bound = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
-                     and isinstance(n.ctx, ast.Store)}
-            if isinstance(node, ast.Lambda):
-                bound |= {a.arg for a in node.args.args}
-            free = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)
-                           and isinstance(n.ctx, ast.Load)} & local - bound)
-            if not free or node.lineno != node.end_lineno:
-                continue
-            name, args = f"{prefix}{len(helpers) // 2}", ", ".join(free)
-            text = lines[node.lineno - 1].encode()[node.col_offset:node.end_col_offset].decode()
-            helpers += [f"def {name}({args}):", f"    return {text}"]
-            # a call's only argument, a generator, spans the call's parentheses
-            call = f"({name}({args}))" if text.startswith("(") else f"{name}({args})"
-            edits.setdefault(node.lineno - 1, []).append((node.col_offset, node.end_col_offset, call))
-    for i, spans in edits.items():
-        line = lines[i].encode()
-        for start, end, call in sorted(spans, reverse=True):
-            line = line[:start] + call.encode() + line[end:]
-        lines[i] = line.decode()
-    return "\n".join(lines + helpers)
-
-
-def _outer_scopes(node):
-    """The comprehensions and lambdas in `node` that no other one holds."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, _SCOPES):
-            yield child
-        else:
-            yield from _outer_scopes(child)
 
 
 RETURN = re.compile(r"^( *)return (.*)$")
