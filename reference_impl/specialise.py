@@ -25,11 +25,33 @@ MAX_UNROLLED = 6  # seats up to which a loop over them is written out seat by se
 def written_for(src: str, n: int, team: tuple, team_play: bool, queries, pure, ints) -> str:
     """The generated step program `src` written for `n` seats (specialised), its play loop
     holding the state in locals (held_in_locals), and the tests of its step and play loop short
-    of what they know (with_known_values), their locals that copy others dropped (copies_dropped)."""
-    src = held_in_locals(specialised(src, n, team, team_play), "play", queries, pure)
+    of what they know (with_known_values), their locals that copy others dropped (copies_dropped).
+
+    The passes hand one tree to each other: what a pass changed is written out and read again
+    (`_reread`), as handing its source text on does, and the rest, read from text already, is
+    left as it is (reading a function written out from what was read gives the same tree)."""
+    src = specialised(src, n, team, team_play)
+    tree = ast.parse(src)
+    held = _held_in_locals(tree, "play", queries, pure)
+    if held is None:  # refused, part way through: the tree as it was
+        tree = ast.parse(src)
+    elif held:
+        _reread(tree, "play")
     for function in ("step", "play"):
-        src = copies_dropped(with_known_values(src, function, ints), function)
-    return src
+        _with_known_values(tree, function, ints)
+        _reread(tree, function)
+        _copies_dropped(tree, function)
+        if function != "play":
+            _reread(tree, function)
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _reread(tree: ast.Module, function: str) -> None:
+    """Each function `function` of `tree` written out and read again, as the next pass reads it
+    from the source text a pass hands on."""
+    for i, func in enumerate(tree.body):
+        if isinstance(func, ast.FunctionDef) and func.name == function:
+            tree.body[i] = ast.parse(ast.unparse(ast.fix_missing_locations(func))).body[0]
 
 
 def specialised(src: str, n: int, team: tuple, team_play: bool, seats_name: str = "_SEATS") -> str:
@@ -351,22 +373,30 @@ def held_in_locals(src: str, function: str = "play", queries=frozenset(), pure=f
     the play loop is handed the legal actions only. Unchanged where the state is used otherwise
     (aliased, or handed to a call in a loop's or a test's head)."""
     tree = ast.parse(src)
+    if not _held_in_locals(tree, function, queries, pure):
+        return src
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _held_in_locals(tree: ast.Module, function: str, queries, pure) -> bool | None:
+    """held_in_locals on `tree` in place: whether it changed it (None: refused, the tree changed
+    part way)."""
     funcs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
     func = funcs.get(function)
     if func is None:
-        return src
+        return False
     writes = _Writes(funcs, queries, pure)
     fields = _fields_read(func)
     if fields is None or not fields:
-        return src
+        return False
     try:
         body = _Hold(fields, writes).block(func.body)
     except _Refused:
-        return src
+        return None
     loads = [ast.Assign([ast.Name(f"_s_{x}", ast.Store())],
                         ast.Attribute(ast.Name("s", ast.Load()), x, ast.Load())) for x in sorted(fields)]
     func.body = loads + body
-    return ast.unparse(ast.fix_missing_locations(tree))
+    return True
 
 
 class _Refused(Exception):
@@ -547,10 +577,14 @@ def with_known_values(src: str, function: str, ints=frozenset()) -> str:
     and `x + k <= c` as `x <= c - k` (`x + 1 <= y` as `x < y`, `x - y > 0` as `x > y`) for the
     integer locals `ints`."""
     tree = ast.parse(src)
+    _with_known_values(tree, function, ints)
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _with_known_values(tree: ast.Module, function: str, ints) -> None:
     for func in tree.body:
         if isinstance(func, ast.FunctionDef) and func.name == function:
             _KnownValues(set(ints)).visit(func)
-    return ast.unparse(ast.fix_missing_locations(tree))
 
 
 _PURE = (ast.Name, ast.Constant, ast.Load, ast.Compare, ast.BinOp, ast.UnaryOp, ast.BoolOp,
@@ -699,6 +733,11 @@ def copies_dropped(src: str, function: str) -> str:
     read as the original where that is surely the same value: every read of the copy follows it
     in the same block, and nothing binds the original from the copy to the last of them."""
     tree = ast.parse(src)
+    _copies_dropped(tree, function)
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _copies_dropped(tree: ast.Module, function: str) -> None:
     for func in tree.body:
         if isinstance(func, ast.FunctionDef) and func.name == function:
             stores: dict[str, int] = {}
@@ -708,7 +747,6 @@ def copies_dropped(src: str, function: str) -> str:
                 elif isinstance(node, ast.arg):
                     stores[node.arg] = stores.get(node.arg, 0) + 2
             _Copies(stores).visit(func)
-    return ast.unparse(ast.fix_missing_locations(tree))
 
 
 def _names(nodes, ctx):
