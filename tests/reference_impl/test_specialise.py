@@ -19,6 +19,7 @@ from durak_spec.reference_impl.specialise import (
     held_in_locals,
     specialised,
     with_known_values,
+    written_for,
 )
 
 
@@ -238,3 +239,31 @@ def test_a_copy_is_read_as_its_original_only_where_they_agree():
     exec(dropped, special)
     for xs in ([0, 1, 2], [7, 0, 0, 0], [5, 9], [9] * 6):
         assert special["play"](xs, []) == general["play"](xs, [])
+
+
+PASSES = """
+def step(s, a):
+    k = a
+    if k > 0 and k > 0:
+        s.x = k
+
+
+def play(s, g):
+    if s.x > 0:
+        s.y = s.x
+    with g:
+        pass
+"""
+
+
+@pytest.mark.parametrize("function", ["step", "play"])
+def test_the_passes_handing_one_tree_on_write_what_each_handing_its_text_on_writes(function):
+    """written_for hands one tree from pass to pass: it writes what the passes write handed each
+    other's text, held_in_locals's refusal too (`with` in play, after it changed the `if`)."""
+    src = PASSES if function == "play" else PASSES.replace("    with g:\n        pass\n", "")
+    if function == "play":
+        assert held_in_locals(src, "play") == src  # refused
+    text = held_in_locals(specialised(src, 2, (0, 1), False), "play")
+    for name in ("step", "play"):
+        text = copies_dropped(with_known_values(text, name, {"k"}), name)
+    assert written_for(src, 2, (0, 1), False, (), (), {"k"}) == text
