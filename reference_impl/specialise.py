@@ -75,6 +75,20 @@ def pass_fingerprint() -> str:
         return repr(object())
 
 
+def _walk(node):
+    """ast.walk, in the same order and as lazily (a node's children are listed before it is
+    handed out), at a third of its cost: the passes walk the program some thousand times."""
+    todo = [node]
+    for node in todo:  # a list read while it grows: each node once, breadth first
+        for name in node._fields:
+            child = getattr(node, name, None)
+            if isinstance(child, ast.AST):
+                todo.append(child)
+            elif isinstance(child, list):
+                todo += [x for x in child if isinstance(x, ast.AST)]
+        yield node
+
+
 def _is_state(node, attr: str) -> bool:
     return (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Load)
             and isinstance(node.value, ast.Name) and node.value.id == "s")
@@ -268,14 +282,14 @@ def _constant_locals(func: ast.FunctionDef) -> None:
     """Each local of `func` that every assignment to it sets to one and the same constant (and
     that nothing else binds) read as that constant, its assignments dropped."""
     stores: dict[str, list] = {}
-    for node in ast.walk(func):
+    for node in _walk(func):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Name):
             stores.setdefault(node.targets[0].id, []).append(node)
     simple = {id(a.targets[0]) for assigns in stores.values() for a in assigns}
-    bound_otherwise = {node.id for node in ast.walk(func) if isinstance(node, ast.Name)
+    bound_otherwise = {node.id for node in _walk(func) if isinstance(node, ast.Name)
                        and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in simple}
-    bound_otherwise |= {node.arg for node in ast.walk(func) if isinstance(node, ast.arg)}
+    bound_otherwise |= {node.arg for node in _walk(func) if isinstance(node, ast.arg)}
     constants = {}
     for name, assigns in stores.items():
         if name in bound_otherwise:
@@ -298,7 +312,7 @@ def _constant_locals(func: ast.FunctionDef) -> None:
                 return _const(constants[node.id], node)
             return node
     Put().visit(func)
-    for node in ast.walk(func):  # a body left with passes only keeps one
+    for node in _walk(func):  # a body left with passes only keeps one
         for field in ("body", "orelse", "finalbody"):
             body = getattr(node, field, None)
             if isinstance(body, list) and body and all(isinstance(x, ast.stmt) for x in body):
@@ -410,17 +424,17 @@ def _fields_read(func) -> set | None:
     """The fields `s.X` read in `func` (not the methods it calls), None if `s` is used otherwise
     than by its attributes and as a call's argument."""
     fields = set()
-    calls = {id(n.func) for n in ast.walk(func) if isinstance(n, ast.Call)}
+    calls = {id(n.func) for n in _walk(func) if isinstance(n, ast.Call)}
     attrs = set()
-    for node in ast.walk(func):
+    for node in _walk(func):
         if isinstance(node, _SCOPES):
             return None
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "s":
             attrs.add(id(node.value))
             if isinstance(node.ctx, ast.Load) and id(node) not in calls:
                 fields.add(node.attr)
-    args = {id(a) for n in ast.walk(func) if isinstance(n, ast.Call) for a in n.args}
-    for node in ast.walk(func):
+    args = {id(a) for n in _walk(func) if isinstance(n, ast.Call) for a in n.args}
+    for node in _walk(func):
         if isinstance(node, ast.Name) and node.id == "s" and id(node) not in attrs:
             if id(node) not in args or not isinstance(node.ctx, ast.Load):
                 return None
@@ -457,7 +471,7 @@ class _Writes:
             return ALL if found == "busy" else found
         self.known[name] = "busy"
         found: set | None = set()
-        for node in ast.walk(self.funcs[name]):
+        for node in _walk(self.funcs[name]):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) \
                     and isinstance(node.value, ast.Name) and node.value.id == "s":
                 found.add(node.attr)
@@ -497,7 +511,7 @@ class _Hold:
     def set_by_calls(self, nodes) -> set:
         found: set = set()
         for part in nodes:
-            for node in ast.walk(part):
+            for node in _walk(part):
                 if isinstance(node, ast.Call):
                     more = self.writes.of_call(node)
                     if more is ALL:
@@ -546,13 +560,13 @@ class _Hold:
                     targets.append(target)
             stmt.targets = targets
             return [stmt] + self.reloads(after)
-        after |= {n.attr for n in ast.walk(stmt) if _state_attr(n, self.fields)
+        after |= {n.attr for n in _walk(stmt) if _state_attr(n, self.fields)
                   and isinstance(n.ctx, (ast.Store, ast.Del))}
         return [_Reads(self.fields).visit(stmt)] + self.reloads(after)
 
     def _stores(self, target) -> set:
         """The fields a target sets (in a tuple), read again after it."""
-        return {n.attr for n in ast.walk(target) if _state_attr(n, self.fields)
+        return {n.attr for n in _walk(target) if _state_attr(n, self.fields)
                 and isinstance(n.ctx, ast.Store)}
 
 
@@ -594,7 +608,7 @@ _PURE = (ast.Name, ast.Constant, ast.Load, ast.Compare, ast.BinOp, ast.UnaryOp, 
 def _pure(node) -> bool:
     """An expression of locals and constants (and `len` of a local) that reads no state and
     changes nothing."""
-    for x in ast.walk(node):
+    for x in _walk(node):
         if isinstance(x, ast.Call):
             if not (isinstance(x.func, ast.Name) and x.func.id == "len" and len(x.args) == 1
                     and isinstance(x.args[0], ast.Name) and not x.keywords):
@@ -618,7 +632,7 @@ class _KnownValues(ast.NodeTransformer):
                 stmt.value = _Replace(known).visit(stmt.value)
                 known = {k: v for k, v in known.items()  # what read the name rebound, or was it
                          if v.id != name and f"id='{name}'" not in k}
-                if not any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(stmt.value)):
+                if not any(isinstance(x, ast.Name) and x.id == name for x in _walk(stmt.value)):
                     known[ast.dump(stmt.value)] = ast.Name(name, ast.Load())  # a copy's reads too
                 out.append(stmt)
                 continue
@@ -741,7 +755,7 @@ def _copies_dropped(tree: ast.Module, function: str) -> None:
     for func in tree.body:
         if isinstance(func, ast.FunctionDef) and func.name == function:
             stores: dict[str, int] = {}
-            for node in ast.walk(func):
+            for node in _walk(func):
                 if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
                     stores[node.id] = stores.get(node.id, 0) + 1
                 elif isinstance(node, ast.arg):
@@ -750,7 +764,7 @@ def _copies_dropped(tree: ast.Module, function: str) -> None:
 
 
 def _names(nodes, ctx):
-    return [n for part in nodes for n in ast.walk(part) if isinstance(n, ast.Name) and isinstance(n.ctx, ctx)]
+    return [n for part in nodes for n in _walk(part) if isinstance(n, ast.Name) and isinstance(n.ctx, ctx)]
 
 
 class _Copies(ast.NodeVisitor):
@@ -801,14 +815,14 @@ class _Copies(ast.NodeVisitor):
         if any(n.id == original for n in _names(reach, (ast.Store, ast.Del))):
             return False
         for j, stmt in enumerate(later[:last + 1]):
-            for n in ast.walk(stmt):
+            for n in _walk(stmt):
                 if isinstance(n, ast.Name) and n.id == copy:
                     n.id = original
         return True
 
     def visit_FunctionDef(self, node):
         self.all_reads: dict[str, int] = {}
-        for n in ast.walk(node):
+        for n in _walk(node):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
                 self.all_reads[n.id] = self.all_reads.get(n.id, 0) + 1
         self._block(node.body)
