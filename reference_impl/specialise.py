@@ -43,7 +43,7 @@ def written_for(src: str, n: int, team: tuple, team_play: bool, queries, pure, i
         _copies_dropped(tree, function)
         if function != "play":
             _reread(tree, function)
-    return ast.unparse(ast.fix_missing_locations(tree))
+    return _unparse(tree)
 
 
 def _reread(tree: ast.Module, function: str) -> None:
@@ -51,7 +51,7 @@ def _reread(tree: ast.Module, function: str) -> None:
     from the source text a pass hands on."""
     for i, func in enumerate(tree.body):
         if isinstance(func, ast.FunctionDef) and func.name == function:
-            tree.body[i] = ast.parse(ast.unparse(ast.fix_missing_locations(func))).body[0]
+            tree.body[i] = ast.parse(_unparse(func)).body[0]
 
 
 def specialised(src: str, n: int, team: tuple, team_play: bool, seats_name: str = "_SEATS") -> str:
@@ -63,7 +63,7 @@ def specialised(src: str, n: int, team: tuple, team_play: bool, seats_name: str 
             _constant_locals(func)
     tree = _Fold(n, tuple(team), bool(team_play), seats_name).visit(tree)
     tree = _Unroll().visit(tree)
-    return ast.unparse(ast.fix_missing_locations(tree))
+    return _unparse(tree)
 
 
 @lru_cache(maxsize=1)
@@ -73,6 +73,42 @@ def pass_fingerprint() -> str:
         return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
     except OSError:  # no source file: a value no other run shares
         return repr(object())
+
+
+def _unparse(node) -> str:
+    """ast.unparse(ast.fix_missing_locations(node)), the locations put in without a call per node."""
+    todo = [(node, 1, 0, 1, 0)]
+    while todo:
+        node_, lineno, col, end_lineno, end_col = todo.pop()
+        attributes = node_._attributes
+        if attributes:
+            if "lineno" in attributes:
+                if hasattr(node_, "lineno"):
+                    lineno = node_.lineno
+                else:
+                    node_.lineno = lineno
+            if "end_lineno" in attributes:
+                if getattr(node_, "end_lineno", None) is None:
+                    node_.end_lineno = end_lineno
+                else:
+                    end_lineno = node_.end_lineno
+            if "col_offset" in attributes:
+                if hasattr(node_, "col_offset"):
+                    col = node_.col_offset
+                else:
+                    node_.col_offset = col
+            if "end_col_offset" in attributes:
+                if getattr(node_, "end_col_offset", None) is None:
+                    node_.end_col_offset = end_col
+                else:
+                    end_col = node_.end_col_offset
+        for name in node_._fields:
+            child = getattr(node_, name, None)
+            if isinstance(child, ast.AST):
+                todo.append((child, lineno, col, end_lineno, end_col))
+            elif isinstance(child, list):
+                todo += [(x, lineno, col, end_lineno, end_col) for x in child if isinstance(x, ast.AST)]
+    return ast.unparse(node)
 
 
 def _walk(node):
@@ -375,7 +411,7 @@ class _Unroll(ast.NodeTransformer):
 
 
 def _copy(stmt):
-    return ast.parse(ast.unparse(ast.fix_missing_locations(stmt))).body[0]
+    return ast.parse(_unparse(stmt)).body[0]
 
 
 def held_in_locals(src: str, function: str = "play", queries=frozenset(), pure=frozenset()) -> str:
@@ -389,7 +425,7 @@ def held_in_locals(src: str, function: str = "play", queries=frozenset(), pure=f
     tree = ast.parse(src)
     if not _held_in_locals(tree, function, queries, pure):
         return src
-    return ast.unparse(ast.fix_missing_locations(tree))
+    return _unparse(tree)
 
 
 def _held_in_locals(tree: ast.Module, function: str, queries, pure) -> bool | None:
@@ -592,7 +628,7 @@ def with_known_values(src: str, function: str, ints=frozenset()) -> str:
     integer locals `ints`."""
     tree = ast.parse(src)
     _with_known_values(tree, function, ints)
-    return ast.unparse(ast.fix_missing_locations(tree))
+    return _unparse(tree)
 
 
 def _with_known_values(tree: ast.Module, function: str, ints) -> None:
@@ -748,7 +784,7 @@ def copies_dropped(src: str, function: str) -> str:
     in the same block, and nothing binds the original from the copy to the last of them."""
     tree = ast.parse(src)
     _copies_dropped(tree, function)
-    return ast.unparse(ast.fix_missing_locations(tree))
+    return _unparse(tree)
 
 
 def _copies_dropped(tree: ast.Module, function: str) -> None:
