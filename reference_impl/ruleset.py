@@ -78,7 +78,7 @@ BOUT_ENDS = ("bout_beaten_off", "bout_taken")
 MAX_SETTLE = 1000  # bout ends in a row before the interpreter gives up
 WARM_STEPS = 300  # actions a ruleset plays before its generated step is written (play_step)
 # Games a warm ruleset then starts (each with one call of play_step) before the step and play loop
-# written for their player count (`program`, specialise.py's passes: about 0.4 s) replace the
+# written for their player count (`program`, specialise.py's passes: about 0.2 s idle) replace the
 # generic ones: a test's few hundred games never pay for the passes, `durak simulate` soon does.
 SPECIALISE_GAMES = 200
 _UNSET = type("Unset", (), {"__repr__": lambda self: "_UNSET"})()  # a local not yet computed
