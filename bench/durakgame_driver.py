@@ -9,7 +9,8 @@ lower-level ``durakgame.game.Game`` class directly, reproducing the loop of
 
     while not game.isFinished:
         options = game.generateOptions()   # engine's list of legal moves
-        move = rng.choice(options)         # the same call the reference's simulate makes
+        move = options[draw(len(options))] # what rng.choice(options) picks, drawn
+                                           # as the reference's play loop draws it
         game.updateHistory(move)
         if fix_duplication and isinstance(move, FinishingMove):
             hand = game.currentPlayer.hand  # the attacker
@@ -60,11 +61,20 @@ def play_random_game(rng: random.Random, *, fix_duplication: bool = True) -> int
     rng.shuffle(deck)
     game = Game(deck, Player(), Player())
     steps = 0
+    bits = rng.getrandbits
     while not game.isFinished:
         if steps >= MAX_STEPS:
             raise RuntimeError(f"durakgame game exceeded {MAX_STEPS} steps")
         options = game.generateOptions()
-        move = rng.choice(options)
+        # rng.choice(options), its draw written out as the reference's generated play loop
+        # writes it (ruleset.DRAW, Random._randbelow_with_getrandbits): the same moves from the
+        # same stream, without the two calls per move, so that the harness costs both alike
+        n = len(options)
+        k = n.bit_length()
+        r = bits(k)
+        while r >= n:
+            r = bits(k)
+        move = options[r]
         game.updateHistory(move)
         if fix_duplication and isinstance(move, FinishingMove):
             hand = game.currentPlayer.hand  # the attacker

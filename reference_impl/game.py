@@ -18,7 +18,7 @@ from .cards import Card, Deck
 from .errors import IllegalAction, NotationError, SetupError, clip_values, suggest
 from .lang import failure_of
 from .notation import action_text, cards_json, parse_action, state_json
-from .ruleset import Ruleset
+from .ruleset import Ruleset, random_bits
 from .state import Action, State
 from .vocab import ACTION_KINDS
 
@@ -623,7 +623,7 @@ class Game:
             self.ruleset.play_fn if step is self.ruleset.__dict__.get("_step_fn") else None
         if play is not None:  # the whole loop generated (a game's first step hands it the step)
             try:
-                self._legal = play(self, s, legal, choose, limit)
+                self._legal = play(self, s, legal, choose, limit, random_bits(choose))
             except Exception as exc:  # the actions legal before the failing step kept
                 raise failure_of(exc) or exc
             return

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import copy
 import operator
+import random
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -1340,10 +1341,55 @@ _SCOPES = (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp, ast.Lambda
 RETURN = re.compile(r"^( *)return (.*)$")
 
 
+# Random.choice's draw of an index below n (random.py, Random._randbelow_with_getrandbits), as the
+# play loop writes it out when its chooser is an exact random.Random's `choice` (random_bits): the
+# same numbers taken from the same stream, without two calls of Python functions per step.
+DRAW = ("_n = len(_legal)", "_k = _n.bit_length()", "_r = _bits(_k)", "while _r >= _n:",
+        "    _r = _bits(_k)", "a = _legal[_r]")
+DRAW_CHECKED = (1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 33, 64, 100, 1000)  # list lengths, 40 draws each
+
+
+def draw_agrees(lines=DRAW) -> bool:
+    """Whether `lines`, an index drawn from `_bits` into `a`, pick the actions Random.choice picks
+    and leave the generator where it leaves it, over seeded draws from lists of DRAW_CHECKED
+    lengths (a Python whose random module draws otherwise makes this false)."""
+    ns: dict = {}
+    try:
+        exec("\n".join(["def draw(_legal, _bits):"] + ["    " + line for line in lines]
+                       + ["    return a"]), ns)
+        for n in DRAW_CHECKED:
+            listed = list(range(n))
+            ours, theirs = random.Random(n), random.Random(n)
+            for _ in range(40):
+                if ns["draw"](listed, ours.getrandbits) != theirs.choice(listed):
+                    return False
+            if ours.getstate() != theirs.getstate():
+                return False
+    except Exception:  # a draw that fails (an index past the list) draws otherwise too
+        return False
+    return True
+
+
+_DRAW_AGREES: list[bool] = []  # draw_agrees() of DRAW, once per process
+
+
+def random_bits(choose):
+    """The `getrandbits` of the random.Random whose bound `choice` `choose` is, for the play
+    loop to draw as that choice does (DRAW), when it is an exact random.Random's and DRAW picks
+    as Random.choice in this process (checked once); None otherwise (the loop calls `choose`)."""
+    if getattr(choose, "__func__", None) is not random.Random.choice \
+            or type(choose.__self__) is not random.Random:
+        return None
+    if not _DRAW_AGREES:
+        _DRAW_AGREES.append(draw_agrees())
+    return choose.__self__.getrandbits if _DRAW_AGREES[0] else None
+
+
 def _play_lines(step: list[str]) -> list[str]:
-    """`play(g, s, legal, choose, limit)`: what Game.play_out does with `step`, in one function:
-    while some action is legal and fewer than `limit` steps are played, the action `choose`
-    picks, applied, and the actions legal after it; it returns those. Step's body in a loop,
+    """`play(g, s, legal, choose, limit, bits)`: what Game.play_out does with `step`, in one
+    function: while some action is legal and fewer than `limit` steps are played, the action
+    `choose` picks (drawn with `bits` as DRAW, when random_bits gave it), applied, and the
+    actions legal after it; it returns those. Step's body in a loop,
     each of its returns (settle's, of the loop that settles) a `break` out of that loop: a call
     of step clears its many locals at each step. Where it fails it leaves the actions legal
     before the failing step in `g._legal`, as the loop of play_out did."""
@@ -1353,8 +1399,10 @@ def _play_lines(step: list[str]) -> list[str]:
         if match:
             line = f"{match.group(1)}_legal = {match.group(2)}; break"
         body.append("        " + line)
-    return ["def play(g, s, _legal, _choose, _limit):", "    try:",
-            "        while _legal and s.steps < _limit:", "            a = _choose(_legal)"] + body + [
+    return ["def play(g, s, _legal, _choose, _limit, _bits=None):", "    try:",
+            "        while _legal and s.steps < _limit:", "            if _bits is None:",
+            "                a = _choose(_legal)", "            else:"] + [
+            "                " + line for line in DRAW] + body + [
             "    except:  # noqa: E722 - any failure: the caller names it", "        g._legal = _legal",
             "        raise",
             "    return _legal"]

@@ -13,6 +13,7 @@ from durak_spec.reference_impl import game
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.match import Match
 from durak_spec.reference_impl.notation import state_json
+from durak_spec.reference_impl.ruleset import DRAW, draw_agrees, random_bits
 from durak_spec.reference_impl.state import State
 from durak_spec.reference_impl.vocab import STATE
 
@@ -460,3 +461,39 @@ def test_the_draw_order_is_written_for_the_player_count_with_the_bout_ends(spec)
         while not g.is_terminal():
             assert draw_order(g.state) == rs.draw_order_fn(g.state)
             g.apply_action(rng.choice(g.legal_actions()))
+
+
+def test_the_play_loop_draws_as_random_choice_and_only_for_an_exact_random(spec):
+    """The play loop draws the index of a random.Random's `choice` itself (ruleset.DRAW): only for
+    an exact random.Random's bound choice; a subclass's or any other chooser is called, and every
+    chooser plays the game apply_action plays with it."""
+    assert random_bits(random.Random(1).choice) is not None
+
+    class Other(random.Random):
+        pass
+    assert random_bits(Other(1).choice) is None and random_bits(lambda legal: legal[0]) is None
+    rs = spec.ruleset("podkidnoy")
+    rs.program(2)
+    first = lambda legal: legal[-1]  # noqa: E731
+    for seed, make in ((2, lambda: random.Random(2).choice), (2, lambda: Other(2).choice),
+                       (3, lambda: first)):
+        one, two = Game.from_seed(rs, 2, seed), Game.from_seed(rs, 2, seed)
+        choose = make()
+        while not one.is_terminal() and one.state.steps < 5000:
+            one.apply_action(choose(one.legal_actions()))
+        two.play_out(make(), 5000)
+        assert state_json(two.state) == state_json(one.state) and two.returns() == one.returns()
+
+
+@pytest.mark.parametrize("broken", [
+    ("_n = len(_legal)", "_k = _n.bit_length()", "_r = _bits(_k)", "while _r > _n:",
+     "    _r = _bits(_k)", "a = _legal[_r]"),
+    ("_n = len(_legal)", "_k = (_n - 1).bit_length()", "_r = _bits(_k)", "while _r >= _n:",
+     "    _r = _bits(_k)", "a = _legal[_r]"),
+    ("_n = len(_legal)", "_k = _n.bit_length()", "_r = _bits(_k)", "a = _legal[_r % _n]")])
+def test_the_check_of_the_play_loops_draw_fails_for_a_draw_unlike_random_choice(broken):
+    """ruleset.draw_agrees, which random_bits asks once per process before the loop draws for
+    itself, holds for DRAW and fails for a draw that takes other numbers or leaves the stream
+    elsewhere (a bound off by one, the bits of n - 1, no draw again)."""
+    assert draw_agrees(DRAW)
+    assert not draw_agrees(broken)
