@@ -111,7 +111,9 @@ def _step_parts(source: str) -> dict[int, str]:
         elif line == "        out = []":
             starts[i] = "step: other actions listed"
         elif re.match(r"        if .*:$", line) and i < len(lines):
-            end = re.search(r"\bend_(bout_\w+)\(", lines[i])
+            # step calls the bout end's function; play writes it out, its locals named by it
+            end = re.search(r"\bend_(bout_\w+)\(", lines[i]) or re.search(
+                r"\b_(bout_[a-z_]+?)\d+_", lines[i])
             if end:
                 starts[i] = f"step: {end.group(1)}"
     return starts

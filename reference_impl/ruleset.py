@@ -89,6 +89,7 @@ MAX_SHARED = 20000  # compiled pieces a spec keeps for its rulesets to share
 CONTAINER = re.compile(r"\bs\.(\w+)\[")
 HOISTED = re.compile(r"\b_c_\w+\b")
 SET_BY_SETTLE = {"can_throw"}
+DRAW_ORDER_CALL = re.compile(r"^( *)(\w+) = draw_order\(s\)$")  # inline.py's, in a bout end
 SEATS_RANGE = re.compile(r"\brange\(s\.n\)")  # a loop over the seats (see _seats_kept)
 LISTED_FIRST = {"throw", "pass"}  # the kinds settle lists before the bout ends (`throws`)
 # What a primitive asks of the ruleset (g.ruleset.NAME) that the generated program defines itself
@@ -613,7 +614,8 @@ class Ruleset:
         and beside it `step(game, s, action)` (`step_source`, compiled on first use): the
         action's event, `s.steps += 1` and settle's body, every primitive written out, and one
         function per bout end (`end_<event>(g, s)`) that it calls: a function clears all its
-        locals at each call, and the bout ends' are many and seldom needed.
+        locals at each call, and the bout ends' are many and seldom needed. The play loop
+        (`_play_lines`) writes the bout ends out instead: a loop keeps its locals.
         """
         kinds = [k for k in vocab.ACTION_KINDS if k not in ("throw", "pass")]
         others = [self._block(kind, "out") for kind in kinds]
@@ -698,15 +700,21 @@ class Ruleset:
         src = self.__dict__.get("_step_source")
         if src is None:
             head, ends, rest = self._step_parts
-            written, bodies = list(head), []
+            written, looped, bodies = list(head), list(head), []
             for event, cond in zip(BOUT_ENDS, ends):
                 written += _bout_end_block(cond, [f"            end_{event}(g, s)"])
-                bodies += [f"def end_{event}(g, s):"] + self._event_lines(event, self._ns, "None", 4)
+                bodies += [f"def end_{event}(g, s):"] + self._draw_order_written(
+                    self._event_lines(event, self._ns, "None", 4))
+                # the play loop writes the bout ends out: a call of step clears every local of
+                # the function at each step, a loop's locals stay, and no call or read again
+                looped += _bout_end_block(cond, self._draw_order_written(
+                    self._event_lines(event, self._ns, "None", 12)))
             step = self._step_lines(self._ns, written + rest)
-            # the draw order again, for the bout ends here: written for a player count with them
-            bodies += self._draw_order_lines()
+            if any("draw_order(" in line for line in bodies):  # one a primitive calls
+                bodies += self._draw_order_lines()
             src = self._step_source = lifted(_seats_kept("\n".join(
-                bodies + step + _play_lines(step))), "_step_scope")
+                bodies + step + _play_lines(self._step_lines(self._ns, looped + rest)))),
+                "_step_scope")
         return src
 
     @property
@@ -913,10 +921,27 @@ class Ruleset:
 
     def _draw_order_lines(self) -> list[str]:
         """(draw_key, seat) of the seats that draw (decision `drawer`), sorted, in one pass."""
+        return ["def draw_order(s):"] + ["    " + ln for ln in self._draw_order_body("order")] + [
+            "    return order"]
+
+    def _draw_order_body(self, into: str) -> list[str]:
         drawer, key = self.decisions["drawer"].clause.src, self.decisions["draw_key"].clause.src
-        return ["def draw_order(s):", "    order = []", "    for seat in range(s.n):",
-                f"        if {drawer}: order.append(({key}, seat))", "    order.sort()",
-                "    return order"]
+        return [f"{into} = []", "for seat in range(s.n):",
+                f"    if {drawer}: {into}.append(({key}, seat))", f"{into}.sort()"]
+
+    def _draw_order_written(self, lines: list[str]) -> list[str]:
+        """`lines` with each `X = draw_order(s)` written out (_draw_order_lines' body, into X):
+        in a player count's program its loop over the seats unrolled and the state it reads held
+        in the play loop's locals, without a call per bout end."""
+        out = []
+        for line in lines:
+            match = DRAW_ORDER_CALL.match(line)
+            if match is None:
+                out.append(line)
+                continue
+            pad, into = match.groups()
+            out += [pad + ln for ln in self._draw_order_body(into)]
+        return out
 
     def _order_lines(self, ns: dict) -> list[str]:
         """Of the kinds an order rule governs, keep only the actions of the seats with the lowest

@@ -444,23 +444,39 @@ def test_a_look_for_a_lower_card_in_play_is_a_test_against_the_lowest_found_once
             assert eval(new, first) == want, (new, card, items, trump)
 
 
-def test_the_draw_order_is_written_for_the_player_count_with_the_bout_ends(spec):
-    """The bout ends of a player count's program call a draw order written for that count (its
-    loop over the seats unrolled, the count a constant), which orders the drawers as the
-    generic one does at every step of random games."""
+def test_the_bout_ends_write_the_draw_order_out_for_the_player_count(spec):
+    """The bout ends of a player count's program, in their functions (step's) and in the play
+    loop, write the draw order out without a call (its loop over the seats unrolled, the count a
+    constant); the lines written order the drawers as the generic draw_order does at every step
+    of random games."""
     rs = spec.ruleset("podkidnoy_teams")
     src = rs.step_source_for(6)
-    written = src[src.index("def draw_order(s):"):]
-    written = written[:written.index("\ndef ")]
-    assert "for " not in written and "s.n" not in written and written.count("order.append") == 6
-    draw_order = rs.program(6)[0].__globals__["draw_order"]
-    assert draw_order is not rs.draw_order_fn
+    assert "draw_order" not in src
+    for event in ("bout_taken", "bout_beaten_off"):
+        written = src[src.index(f"def end_{event}(g, s):"):]
+        written = written[:written.index("\ndef ")]
+        assert "for seat in" not in written and written.count("_drawers.append(") == 6
+    ns = dict(rs._ns)
+    exec("\n".join(["def order(s):"] + rs._draw_order_written(["    got = draw_order(s)"])
+                   + ["    return got"]), ns)
     for seed in range(5):
         g = Game.from_seed(rs, 6, seed)
         rng = random.Random(seed)
         while not g.is_terminal():
-            assert draw_order(g.state) == rs.draw_order_fn(g.state)
+            assert ns["order"](g.state) == rs.draw_order_fn(g.state)
             g.apply_action(rng.choice(g.legal_actions()))
+
+
+def test_the_play_loop_writes_the_bout_ends_out(spec):
+    """The play loop runs each bout end written out in it, where step calls a function per bout
+    end (a call of step clears its locals, the loop's stay): no call and no state read again."""
+    tree = ast.parse(spec.ruleset("podkidnoy").step_source_for(2))
+    functions = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    called = {name: {n.func.id for n in ast.walk(functions[name]) if isinstance(n, ast.Call)
+                     and isinstance(n.func, ast.Name)} for name in ("step", "play")}
+    assert {"end_bout_taken", "end_bout_beaten_off"} <= called["step"]
+    assert not {n for n in called["play"] if n.startswith("end_")}, called["play"]
+    assert "s.beaten_bouts += 1" in ast.unparse(functions["play"])
 
 
 def test_the_play_loop_draws_as_random_choice_and_only_for_an_exact_random(spec):
