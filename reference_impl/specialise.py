@@ -8,7 +8,8 @@ A game's seat count, its seats' teams and whether that is team play never change
 (game.py `_initial_state`, from `Ruleset.seating`), so the program of a player count reads them as
 constants: `s.n`, the seats `_SEATS[s.n]`, `s.team` and `s.team_play`. What that folds is folded
 (a team of one per seat makes `s.team[x]` the seat `x` itself), each `if` test loses the
-comparisons an earlier operand of it settles, and a loop over the few seats is unrolled. The
+comparisons an earlier operand of it settles, and a loop over the few seats is unrolled, each
+copy reading its seat as a constant (a team's `(0, 1, 0, 1)[seat]` folds). The
 generated program keeps the state in a local named `s`; nothing here knows a rule.
 """
 
@@ -62,7 +63,7 @@ def specialised(src: str, n: int, team: tuple, team_play: bool, seats_name: str 
         if isinstance(func, ast.FunctionDef):
             _constant_locals(func)
     tree = _Fold(n, tuple(team), bool(team_play), seats_name).visit(tree)
-    tree = _Unroll().visit(tree)
+    tree = _Unroll(_Fold(n, tuple(team), bool(team_play), seats_name)).visit(tree)
     return _unparse(tree)
 
 
@@ -138,6 +139,16 @@ def _is_const(node) -> bool:
     return isinstance(node, ast.Constant)
 
 
+def _tuple_value(node) -> tuple | None:
+    """The tuple `node` is, a constant or a tuple of constants (as a constant written out and
+    read again is: the seats' teams), or None."""
+    if _is_const(node):
+        return node.value if isinstance(node.value, tuple) else None
+    if isinstance(node, ast.Tuple) and isinstance(node.ctx, ast.Load) and all(map(_is_const, node.elts)):
+        return tuple(e.value for e in node.elts)
+    return None
+
+
 _COMPARE = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
             ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
             ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
@@ -170,8 +181,8 @@ class _Fold(ast.NodeTransformer):
         if isinstance(node.value, ast.Name) and node.value.id == self.seats_name \
                 and _is_const(node.slice) and node.slice.value == self.n:
             return _const(tuple(range(self.n)), node)
-        if _is_const(node.value) and isinstance(node.value.value, tuple):
-            values = node.value.value
+        values = _tuple_value(node.value)
+        if values is not None:
             if _is_const(node.slice) and isinstance(node.slice.value, int) \
                     and -len(values) <= node.slice.value < len(values):
                 return _const(values[node.slice.value], node)
@@ -217,8 +228,8 @@ class _Fold(ast.NodeTransformer):
         node = self.generic_visit(node)
         drop = isinstance(node.op, ast.And)  # the constant an `and` passes over
         values = []
-        for v in node.values:
-            if _is_const(v) and bool(v.value) is drop and len(values) + 1 < len(node.values):
+        for i, v in enumerate(node.values):
+            if _is_const(v) and bool(v.value) is drop and i + 1 < len(node.values):
                 continue  # decides nothing (the last operand is the value when all pass)
             values.append(v)
             if _is_const(v) and bool(v.value) is not drop:
@@ -384,7 +395,12 @@ def _this_loop(node):
 
 class _Unroll(ast.NodeTransformer):
     """`for x in (0, 1): body` as `x = 0; body; x = 1; body`, for loops over a few seats whose
-    body neither breaks nor continues (a leading `if T: continue` becomes `if not T: rest`)."""
+    body neither breaks nor continues (a leading `if T: continue` becomes `if not T: rest`).
+    Where the body binds `x` nowhere, each copy reads the seat as a constant and `fold` folds
+    what that settles (a team's `(0, 1, 0, 1)[x]`)."""
+
+    def __init__(self, fold: _Fold):
+        self.fold = fold
 
     def visit_For(self, node):
         node = self.generic_visit(node)
@@ -403,10 +419,18 @@ class _Unroll(ast.NodeTransformer):
             body = [ast.If(test, body[1:] or [ast.Pass()], [])]
         if _loop_exits(body):
             return node
+        name = node.target.id
+        bound = any(isinstance(x, ast.Name) and x.id == name and not isinstance(x.ctx, ast.Load)
+                    or isinstance(x, ast.arg) and x.arg == name for stmt in body for x in ast.walk(stmt))
         out = []
         for value in node.iter.value:
-            out.append(ast.Assign([ast.Name(node.target.id, ast.Store())], ast.Constant(value)))
-            out += [_copy(stmt) for stmt in body]
+            out.append(ast.Assign([ast.Name(name, ast.Store())], ast.Constant(value)))
+            copies = [_copy(stmt) for stmt in body]
+            if not bound:
+                put = _Put({name: value})
+                copies = [self.fold.visit(put.visit(stmt)) for stmt in copies]
+                copies = [x for stmt in copies for x in (stmt if isinstance(stmt, list) else [stmt])]
+            out += copies
         return out or [ast.Pass()]
 
 

@@ -43,7 +43,7 @@ def test_a_seat_is_its_own_team_only_without_teams(spec):
     alone = spec.ruleset("podkidnoy").step_source_for(4)
     teams = spec.ruleset("podkidnoy_teams").step_source_for(4)
     assert "(0, 1, 0, 1)[" in teams
-    assert "(0, 1, 2, 3)[" not in alone and "seat != _v_defender" in alone
+    assert "(0, 1, 2, 3)[" not in alone and "1 != _v_defender" in alone  # seat 1, unrolled
 
 
 SEATS = tuple(tuple(range(k)) for k in range(8))
@@ -267,3 +267,22 @@ def test_the_passes_handing_one_tree_on_write_what_each_handing_its_text_on_writ
     for name in ("step", "play"):
         text = copies_dropped(with_known_values(text, name, {"k"}), name)
     assert written_for(src, 2, (0, 1), False, (), (), {"k"}) == text
+
+
+def test_an_unrolled_seat_is_a_constant_and_folds_its_team():
+    """Each copy of an unrolled loop over the seats reads the seat as a constant, so that a
+    seat's team folds (`(0, 1, 0, 1)[seat]` is 0 or 1), unless the body binds the seat itself;
+    a test left with constants that all pass keeps its last (an `or` of two falses is False,
+    not an empty test)."""
+    src = ("def f(s, out):\n    for seat in _SEATS[s.n]:\n        if s.team[seat] == s.team[0]:\n"
+           "            out.append(seat)\n    for seat in _SEATS[s.n]:\n        seat = seat + 1\n"
+           "        out.append(seat)\n    return s.team_play or s.n > 5\n")
+    source = specialised(src, 4, (0, 1, 0, 1), True)
+    assert "(0, 1, 0, 1)[" not in source and "out.append(2)" in source and "1 ==" not in source
+    assert source.count("out.append(seat)") == 4 and "return s." not in source
+    ns = {}
+    exec(source, ns)
+    assert ns["f"](_S(4, (0, 1, 0, 1), True), []) is True
+    alone = specialised(src, 2, (0, 1), False)
+    exec(alone, ns)
+    assert ns["f"](_S(2, (0, 1), False), []) is False
