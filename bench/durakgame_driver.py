@@ -19,8 +19,9 @@ lower-level ``durakgame.game.Game`` class directly, reproducing the loop of
         game.process(move)
 
 The deck is ``durakgame.standardDeck()`` shuffled by the caller's
-``random.Random``; ``Game.__post_init__`` deals it (alternately P1, P2,
-6 cards each, next card = trump, placed at the bottom of the talon).
+``random.Random`` as ``rng.shuffle`` shuffles it, its loop written out as
+the reference's deal writes it; ``Game.__post_init__`` deals it (alternately
+P1, P2, 6 cards each, next card = trump, placed at the bottom of the talon).
 
 ENGINE BUG WORKED AROUND: ``Game.process`` (durakgame/game.py:193-200)
 handles a ``FinishingMove(cards)`` (throw-ins after the defender takes) by
@@ -58,10 +59,18 @@ def play_random_game(rng: random.Random, *, fix_duplication: bool = True) -> int
     """Play one complete game, choosing uniformly among the engine's legal
     moves at every step.  Returns the number of steps (moves) played."""
     deck = standardDeck()
-    rng.shuffle(deck)
+    bits = rng.getrandbits
+    # rng.shuffle(deck), its loop written out as the reference's deal writes it (game._drawn):
+    # the same order from the same stream, without a Python call per card
+    for i in reversed(range(1, len(deck))):
+        n = i + 1
+        k = n.bit_length()
+        j = bits(k)
+        while j >= n:
+            j = bits(k)
+        deck[i], deck[j] = deck[j], deck[i]
     game = Game(deck, Player(), Player())
     steps = 0
-    bits = rng.getrandbits
     while not game.isFinished:
         if steps >= MAX_STEPS:
             raise RuntimeError(f"durakgame game exceeded {MAX_STEPS} steps")

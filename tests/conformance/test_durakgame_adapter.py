@@ -238,3 +238,53 @@ def test_every_action_legal_lists_is_accepted_in_random_games(spec):
             continue
         assert engine.state()["state"]["finished"], seed
     assert bounded < 20
+
+
+def test_the_benchmark_driver_plays_the_games_random_shuffle_and_choice_play():
+    """bench/durakgame_driver.py writes out Random.shuffle's loop and Random.choice's draw (as the
+    reference's deal and play loop do, so that bench/playouts.py weighs the engines alike): the
+    same decks, moves and games as rng.shuffle and rng.choice give, and the stream left where they
+    leave it."""
+    import importlib.util
+    from pathlib import Path
+
+    from durakgame import FinishingMove, Player, standardDeck
+    from durakgame.game import Game
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "durakgame_driver.py"
+    loaded = importlib.util.spec_from_file_location("durakgame_driver_bench", path)
+    driver = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(driver)
+
+    def played(game_class):
+        moves = []
+
+        class Recorded(game_class):
+            def process(self, move):
+                moves.append(str(move))
+                return super().process(move)
+        return Recorded, moves
+
+    for seed in range(20):
+        recorded, theirs = played(Game)
+        rng = random.Random(seed)
+        deck = standardDeck()
+        rng.shuffle(deck)
+        dealt = [str(card) for card in deck]
+        game = recorded(deck, Player(), Player())
+        while not game.isFinished:
+            move = rng.choice(game.generateOptions())
+            game.updateHistory(move)
+            if isinstance(move, FinishingMove):
+                for card in move.cards:
+                    game.currentPlayer.hand.remove(card)
+            game.process(move)
+
+        driver.Game, ours = played(Game)
+        decks = []
+        driver.Game.__init__ = lambda self, deck, *players: (
+            decks.append([str(card) for card in deck]), Game.__init__(self, deck, *players))[1]
+        mine = random.Random(seed)
+        steps = driver.play_random_game(mine)
+        assert decks == [dealt] and ours == theirs and steps == len(theirs), seed
+        assert mine.getstate() == rng.getstate(), seed
