@@ -54,7 +54,8 @@ from .game import Game, Setup
 from .model import options_read, rule_options, value_text
 from .notation import action_text, comparable_field, parse_action, protocol_state
 from .observation import Observation
-from .ruleset import Ruleset
+from .primitives import PRIMITIVES
+from .ruleset import Ruleset, resolve_options
 from .state import Action, State
 from .vocab import ACTION_KINDS, ACTIONS, CARD_KINDS
 
@@ -116,18 +117,32 @@ class Diagnosis:
 
 # -- rulesets, compiled once ---------------------------------------------------------------------
 
-_RULESETS: dict = {}
+_RULESETS: dict = {}  # (spec, preset, option values, primitives) -> variant
+_PROGRAMS: dict = {}  # (spec, preset, primitives, Ruleset.program_key) -> a ruleset with its program
 _CACHE_LIMIT = 512
 
 
 def variant_ruleset(spec, preset: str, options: dict) -> Ruleset:
-    """The ruleset of `preset` with `options`, compiled once per process."""
-    key = (id(spec), preset, tuple(sorted((k, repr(v)) for k, v in options.items())))
+    """The ruleset of `preset` with `options`, compiled once per process. Its program (the
+    costly part: Ruleset._fuse) is generated once for every variant that compiles its rules alike
+    (Ruleset.program_key: values of options that the clauses read but fold to the same code
+    change nothing), the variant sharing it (Ruleset.requested_as)."""
+    prims = tuple(map(id, PRIMITIVES.values()))  # a primitive replaced (a test's recorder) compiles anew
+    key = (id(spec), preset, tuple(sorted((k, repr(v)) for k, v in options.items())), prims)
     rs = _RULESETS.get(key)
-    if rs is None:
+    if rs is None or rs.spec is not spec:
         if len(_RULESETS) >= _CACHE_LIMIT:
             _RULESETS.clear()
-        rs = _RULESETS[key] = spec.ruleset(preset, options)
+            _PROGRAMS.clear()
+        values, origins = resolve_options(spec, preset, options)
+        rs = Ruleset(spec, preset, options, (values, origins), program=False)
+        program = (id(spec), preset, prims, rs.program_key())
+        base = _PROGRAMS.get(program)
+        if base is not None and base.spec is spec:
+            rs = base.requested_as(options, origins, rs)
+        else:
+            _PROGRAMS[program] = rs.with_program()
+        _RULESETS[key] = rs
     return rs
 
 
