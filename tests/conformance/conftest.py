@@ -10,7 +10,6 @@ from click.testing import CliRunner
 from conformance_support import FIXTURE_CASES
 
 from durak_spec.conformance.cases import load_suite
-from durak_spec.reference_impl import diagnose
 from durak_spec.tools.cli import cli
 
 
@@ -53,15 +52,3 @@ def fixture_suite(spec):
 @pytest.fixture(scope="session")
 def shipped_suite(spec):
     return load_suite(spec)
-
-
-@pytest.fixture(scope="session", autouse=True)
-def diagnoses_keep_their_rulesets():
-    """The reference's rulesets that diagnoses search (reference_impl/diagnose.py variant_ruleset)
-    kept compiled for the whole session, not 512 at a time: the mutants and broken engines of
-    these tests fail under the same presets again and again, and each variant compiled anew
-    costs about 40 ms (Ruleset._fuse). A cached ruleset is the one compiling would give (its
-    key is the spec, preset and option values); about 0.14 MB each."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(diagnose, "_CACHE_LIMIT", 4096)
-        yield

@@ -42,7 +42,8 @@ def test_a_mutant_fails_alike_in_process_and_as_a_subprocess_with_the_same_rule(
     jobs = [(c, v) for c in shipped_suite.cases if c.id.startswith("rotation/") for v in c.variants]
     name = "attacker_again_after_take"
     # both runs' diagnoses search the same 945 option variants of the reference, compiled once
-    # (conftest.py diagnoses_keep_their_rulesets); the observations come from the two engines
+    # (reference_impl/diagnose.py variant_ruleset keeps those used last); the observations come
+    # from the two engines
     # the searches stop at a count of variants, not a time: the two diagnoses compare whole
     in_process = run_cases(spec, f"python:durak_spec.conformance.examples.mutants:{name}", jobs)
     subprocess = run_cases(spec, f"cmd:{PYTHON} -m durak_spec.conformance.examples.mutants {name}",

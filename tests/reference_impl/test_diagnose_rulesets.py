@@ -1,10 +1,12 @@
 """The rulesets a diagnosis searches (reference_impl/diagnose.py variant_ruleset): a variant that
 agrees with a compiled one on every option that one reads shares its rules and program, and is
-exactly what compiling it alone gives."""
+exactly what compiling it alone gives; the store keeps the variants used lately."""
 
 from __future__ import annotations
 
+import gc
 import random
+from collections import OrderedDict
 
 import pytest
 
@@ -21,8 +23,8 @@ PAIRS = 40  # variants changing two options at once, per preset
 @pytest.fixture
 def stores(monkeypatch):
     """Empty stores, and the programs generated: [id(Ruleset)]."""
-    monkeypatch.setattr(diagnose, "_RULESETS", {})
-    monkeypatch.setattr(diagnose, "_PROGRAMS", {})
+    monkeypatch.setattr(diagnose, "_RULESETS", OrderedDict())
+    monkeypatch.setattr(diagnose, "_PROGRAMS", type(diagnose._PROGRAMS)())  # empty, as it is
     generated = []
     fuse = Ruleset._fuse
 
@@ -102,3 +104,34 @@ def test_a_variant_whose_rules_compile_alike_generates_no_program_of_its_own(spe
                     alike.append(rs)
                     assert rs.options[option] == value and rs.source is first.source
     assert len(alike) > 10 and len(stores) < 150
+
+
+def test_the_store_keeps_the_variants_used_lately(spec, stores, monkeypatch):
+    """A long run with many failures asks for more variants than the store keeps: those it asks
+    for again and again stay (the least recently used go first), and the store stays bounded."""
+    base = spec.ruleset("podkidnoy").options
+    diagnose.variant_ruleset(spec, "podkidnoy", dict(base))
+    changes = []  # six variants of programs of their own
+    for option, o in spec.options.items():
+        for value in o.values:
+            before = len(stores)
+            if value != base[option] and len(changes) < 6:
+                try:
+                    diagnose.variant_ruleset(spec, "podkidnoy", {**base, option: value})
+                except DurakError:
+                    continue
+                if len(stores) > before:
+                    changes.append({option: value})
+    assert len(changes) == 6
+    monkeypatch.setattr(diagnose, "_CACHE_LIMIT", 3)
+    monkeypatch.setattr(diagnose, "_RULESETS", OrderedDict())
+    monkeypatch.setattr(diagnose, "_PROGRAMS", type(diagnose._PROGRAMS)())  # empty, as it is
+    hot = diagnose.variant_ruleset(spec, "podkidnoy", dict(base))
+    for change in changes:
+        diagnose.variant_ruleset(spec, "podkidnoy", {**base, **change})
+        assert diagnose.variant_ruleset(spec, "podkidnoy", dict(base)) is hot
+        assert len(diagnose._RULESETS) <= 3
+    gc.collect()
+    assert len(diagnose._PROGRAMS) <= 3, "a program no kept variant shares is kept"
+    cold = diagnose.variant_ruleset(spec, "podkidnoy", {**base, **changes[0]})
+    assert fingerprint(cold) == fingerprint(Ruleset(spec, "podkidnoy", {**base, **changes[0]}))
