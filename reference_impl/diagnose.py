@@ -1519,7 +1519,7 @@ def _field_finding(point: _Point, fields: list[str], eng: dict, engine_moved: bo
     # The rules that last decided the roles the deciding rule reads are involved too: a draw that
     # starts from another attacker is the doing of whatever made that seat the attacker.
     spec_rule = point.before.ruleset.spec.rules_by_id.get(rule or "")
-    for role in ROLE_INPUTS & set(WORDS.findall(spec_rule.clause or "")) if spec_rule else ():
+    for role in sorted(ROLE_INPUTS & set(WORDS.findall(spec_rule.clause or ""))) if spec_rule else ():
         if point.provenance.get(role) not in (None, rule):
             also.append(point.provenance[role])
     decisions_of = point.before.ruleset.decisions

@@ -4,6 +4,11 @@ single-rule mutants of conformance/examples/mutants.py (bench/attribution.py run
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 from conformance_support import jobs_of, run_cases
 
@@ -844,3 +849,21 @@ def test_a_problem_no_option_explains_alone_is_confirmed_beside_the_advice_of_th
         return {p["rule"]: p["advice"] for p in find_problems(results, Run(confirmed))}
     assert advice([order, {**order, **seven}]) == {"draw.order": order, "draw.who": seven}
     assert advice([order]) == {"draw.order": order, "draw.who": None}
+
+
+def test_a_diagnosis_names_its_other_rules_in_one_order_whatever_the_string_hashing(tmp_path):
+    """A report is the same run after run: the rules that last decided the roles a state
+    difference's rule reads come in one order (they came in the order of a set of strings, which
+    PYTHONHASHSEED 2 reversed for this case: rotation.after_take and rotation.defender)."""
+    seen = []
+    for seed in ("0", "2"):
+        report = tmp_path / f"{seed}.json"
+        subprocess.run([sys.executable, "-m", "durak_spec.tools.cli", "check", "-q", "--adapter",
+                        "python:durak_spec.conformance.examples.mutants:hand_size_seven",
+                        "--case", "generated/coverage/changeable_trump/limits.cap.reject",
+                        "--variant", "changeable_trump", "--report", str(report)],
+                       env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True, check=False)
+        (case,) = json.loads(report.read_text())["cases"]
+        seen.append(case["diagnosis"]["also"])
+    assert {"rotation.after_take", "rotation.defender"} <= set(seen[0]), seen
+    assert seen[0] == seen[1]
