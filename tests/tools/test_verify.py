@@ -26,10 +26,18 @@ from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.lang import SEAT, STR
 from durak_spec.reference_impl.primitives import PRIMITIVES
 from durak_spec.reference_impl.ruleset import SEAT_DECISIONS
+from durak_spec.tools.verify.backend import machine
 from durak_spec.tools.verify.backend.concrete import realize, replay
 from durak_spec.tools.verify.backend.machine import PRIMITIVES as SYMBOLIC
-from durak_spec.tools.verify.backend.machine import RESULT_DECISIONS, Machine
-from durak_spec.tools.verify.backend.state import CALL_NAMES, VALUE_NAMES, SymState, concrete
+from durak_spec.tools.verify.backend.machine import RESULT_DECISIONS, Machine, conj, renamed
+from durak_spec.tools.verify.backend.state import (
+    CALL_NAMES,
+    VALUE_NAMES,
+    SymAction,
+    SymState,
+    concrete,
+    reset_names,
+)
 from durak_spec.tools.verify.backend.values import V, lean_z3, simp, solve_apart, zbool, zint
 from durak_spec.tools.verify.boundary import generate, generate_fresh
 from durak_spec.tools.verify.equiv import compare
@@ -404,6 +412,44 @@ def test_a_question_gets_the_same_model_whatever_the_process_built_before():
 
     models = [model(f"history{k}", k % 2) for k in range(4)]
     assert all(m == models[0] for m in models)
+
+
+def _witnesses_translated(m, s):
+    """Machine.throw_witnesses as it was before renaming: each seat's clauses translated."""
+    out = []
+    for y in range(m.n):
+        w = SymAction.fresh("throw", m.nranks, m.nsuits, f"-witness{y}")
+        ct = z3.Bool(f"can_throw[{y}]@{w.seat}")
+        m.side.append(z3.Implies(ct, conj([w.seat == y, m.action_facts(s, w), w.card_in_hand,
+                                           m.passes_rules(s, w)])))
+        out.append(ct)
+    return out
+
+
+@pytest.mark.parametrize("tag", ["pre", "mid"])
+def test_renamed_throw_witnesses_are_the_terms_translating_each_seat_gives(spec, tag, monkeypatch):
+    """Machine.throw_witnesses translates one seat's throw clauses and renames them for the
+    others: for every preset and player count, the constraints are the very terms (same ids)
+    that translating every seat makes, and the names made after them are the same too."""
+    calls = []
+    monkeypatch.setattr(machine, "renamed", lambda t, pairs: calls.append(1) or renamed(t, pairs))
+    with lean_z3():
+        for preset in spec.presets:
+            ruleset = spec.ruleset(preset)
+            lo, hi = ruleset.player_limits
+            for n in range(lo, hi + 1):
+                built = []
+                for make in (lambda m, s: s.can_throw, _witnesses_translated):
+                    reset_names()
+                    m = Machine(ruleset, n)
+                    s = SymState.fresh(m, tag)
+                    start = len(m.side)
+                    cts = make(m, s)
+                    after = SymState.fresh(m, "after")  # the names made next
+                    built.append(([t.get_id() for t in cts + m.side[start:]],
+                                  after.f["talon"].get_id(), len(s._havoc)))
+                assert built[0] == built[1], (preset, n)
+    assert calls  # the renaming was used
 
 
 def test_lean_z3_still_rejects_a_wrong_sort_and_puts_z3s_checks_back():

@@ -23,6 +23,7 @@ from durak_spec.tools.verify.backend.state import (
     draw_tag,
     fresh_number,
     ite_state,
+    names_made,
     seat_sum,
 )
 from durak_spec.tools.verify.backend.translate import Translator, parse
@@ -64,6 +65,11 @@ def setat(items, index, value):
             out[index] = value
         return out
     return [ite(index == i, value, x) for i, x in enumerate(items)]
+
+
+def renamed(term, pairs):
+    """`term` with each variable of `pairs` (old, new) replaced (a folded constant stays)."""
+    return term if isinstance(term, bool) else z3.substitute(term, *pairs)
 
 
 def zmin(a, b):
@@ -306,13 +312,27 @@ class Machine:
 
     def throw_witnesses(self, s: SymState) -> list:
         """Fresh per-seat bools `can throw`, each implying a witness card passing every throw
-        clause (Game._generate marks can_throw before any order rule)."""
-        out = []
+        clause (Game._generate marks can_throw before any order rule).
+
+        The seats' witnesses differ only in their variables. Once a seat's clauses translate
+        without making anything (no variable, no side constraint, no value the state holds),
+        every later seat's are that seat's terms with the witness renamed: z3.substitute builds
+        the very terms translating would (the same ids, so the same questions), at a fraction
+        of the cost."""
+        out, pure = [], None
         for y in range(self.n):
             w = SymAction.fresh("throw", self.nranks, self.nsuits, f"-witness{y}")
             ct = z3.Bool(f"can_throw[{y}]@{w.seat}")
-            self.side.append(z3.Implies(ct, conj([
-                w.seat == y, self.action_facts(s, w), w.card_in_hand, self.passes_rules(s, w)])))
+            if pure is not None:
+                w0, facts0, rules0 = pure
+                pairs = list(zip(w0.variables(), w.variables()))
+                facts, rules = renamed(facts0, pairs), renamed(rules0, pairs)
+            else:
+                before = (names_made(), len(self.side), len(s._havoc))
+                facts, rules = self.action_facts(s, w), self.passes_rules(s, w)
+                if (names_made(), len(self.side), len(s._havoc)) == before:
+                    pure = (w, facts, rules)
+            self.side.append(z3.Implies(ct, conj([w.seat == y, facts, w.card_in_hand, rules])))
             out.append(ct)
         return out
 

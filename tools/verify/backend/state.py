@@ -52,6 +52,7 @@ FIELDS = SCALAR_INTS + SCALAR_BOOLS + SEAT_INTS + SEAT_BOOLS + RANK_BOOLS + PAIR
 
 _ids = itertools.count()
 _draws = itertools.count()
+_made = [0, 0]  # fresh numbers and draw tags handed out since the last reset_names
 
 
 def reset_names() -> None:
@@ -62,16 +63,25 @@ def reset_names() -> None:
     global _ids, _draws
     _ids = itertools.count()
     _draws = itertools.count()
+    _made[:] = [0, 0]
 
 
 def fresh_number() -> int:
     """A number no variable made since the last reset_names has in its name."""
+    _made[0] += 1
     return next(_ids)
 
 
 def draw_tag() -> int:
     """A fresh number for the variables of one draw (machine.replenish)."""
+    _made[1] += 1
     return next(_draws)
+
+
+def names_made() -> tuple:
+    """How many fresh numbers and draw tags were handed out since the last reset_names: a
+    translation that leaves it unchanged made no variable of its own."""
+    return tuple(_made)
 
 
 def seat_sum(terms):
@@ -118,6 +128,17 @@ class SymAction:
                    z3.Bool(f"{p}.target_unbeaten") if target and not second else None,
                    z3.Bool(f"{p}.unbeaten_share_rank"), z3.Bool(f"{p}.card_shown"),
                    z3.Bool(f"{p}.second_in_hand") if second else None)
+
+    def variables(self) -> list:
+        """The action's z3 variables, in a fixed order (`renamed` maps one action's onto
+        another's of the same kind)."""
+        out = [self.seat]
+        for card in (self.card, self.target):
+            if card is not None:
+                out += [card.rank, card.suit] + ([card.own] if card.own is not None else [])
+        out += [self.card_in_hand, self.target_unbeaten, self.unbeaten_share_rank, self.card_shown,
+                self.second_in_hand]
+        return [v for v in out if v is not None]
 
     def names(self) -> dict:
         """Values for the action names a legality clause may use."""
