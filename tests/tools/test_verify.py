@@ -41,7 +41,7 @@ from durak_spec.tools.verify.backend.state import (
 from durak_spec.tools.verify.backend.values import V, lean_z3, simp, solve_apart, zbool, zint
 from durak_spec.tools.verify.boundary import generate, generate_fresh
 from durak_spec.tools.verify.equiv import compare
-from durak_spec.tools.verify.invariants import Induction, properties, solver
+from durak_spec.tools.verify.invariants import Induction, check, properties, solver
 from durak_spec.tools.verify.presets import dead_options, deals
 from durak_spec.tools.verify.report import SCHEMA, invariant_status
 from durak_spec.tools.verify.run import verify_preset
@@ -244,6 +244,35 @@ def test_the_induction_is_not_vacuous(spec):
     assert sum(not t.never for t in ind.transitions.values()) >= 8
     ind.transitions["cover"].constraints.append(z3.BoolVal(False))  # a step that cannot happen
     assert not ind.possible(ind.transitions["cover"], proved)
+
+
+def test_the_action_properties_asked_together_get_each_ones_own_answer(spec_copy):
+    """Induction.action_scope asks all the action-scope properties of a kind in one question
+    first and each alone only when that one is sat: with the defender allowed to throw, only
+    inv.defender_never_attacks fails (at throws, and at passes, which a throw allows), each with
+    the model its own question gets."""
+    spec_copy.edit("rules/throw_in.yaml", 'clause: "seat != defender and not teammate(seat, defender)',
+                   'clause: "not teammate(seat, defender)')
+    ruleset = spec_copy.load().ruleset("podkidnoy")
+    with lean_z3():
+        ind = Induction(ruleset, 3, properties(ruleset))
+        proved = ind.houdini()[0]
+        found = ind.action_scope(proved)
+        alone = {}
+        for kind in vocab.ACTION_KINDS:
+            t = ind.transitions[kind]
+            for p in ind.action_props:
+                if t.never:
+                    alone[(p.id, kind)] = "never"
+                    continue
+                result, model = check(t.constraints + ind.side() + ind.pre_terms(t, proved)
+                                      + [z3.Not(zbool(ind.term(p, t.pre, t.action)))])
+                alone[(p.id, kind)] = model if result == z3.sat else None
+    failing = {key for key, model in found.items() if model not in (None, "never")}
+    assert ("inv.defender_never_attacks", "throw") in failing
+    assert {pid for pid, _ in failing} == {"inv.defender_never_attacks"}
+    assert {k: v if v in (None, "never") else v.sexpr() for k, v in found.items()} == \
+        {k: v if v in (None, "never") else v.sexpr() for k, v in alone.items()}
 
 
 @pytest.mark.parametrize("broken", sorted(BROKEN))

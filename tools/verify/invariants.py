@@ -238,12 +238,19 @@ class Induction:
         out = {}
         for kind in vocab.ACTION_KINDS:
             t = self.transitions[kind]
-            for p in self.action_props:
-                if t.never:
-                    out[(p.id, kind)] = "never"
-                    continue
-                result, model = check(t.constraints + self.side() + self.pre_terms(t, proved)
-                                      + [z3.Not(zbool(self.term(p, t.pre, t.action)))])
+            if t.never:
+                out.update({(p.id, kind): "never" for p in self.action_props})
+                continue
+            base = t.constraints + self.side() + self.pre_terms(t, proved)
+            terms = [(p, self.term(p, t.pre, t.action)) for p in self.action_props]
+            # One question for all of them first: when no step of this kind breaks any, each
+            # one's own question is unsat too; else each is asked alone (its own model).
+            if len(terms) > 1 and check(base + [z3.Not(zbool(conj([x for _, x in terms])))])[0] \
+                    == z3.unsat:
+                out.update({(p.id, kind): None for p, _ in terms})
+                continue
+            for p, x in terms:
+                result, model = check(base + [z3.Not(zbool(x))])
                 out[(p.id, kind)] = model if result == z3.sat else None
         return out
 
