@@ -44,7 +44,12 @@ def solve_apart(terms, timeout_ms: int, make_solver=None):
     ctx = z3.Context()
     s = make_solver(ctx) if make_solver is not None else z3.Solver(ctx=ctx)
     s.set("timeout", timeout_ms)
-    s.add([t.translate(ctx) for t in terms])
+    # Copied in one go: subterms the terms share are copied once (one translation, one cache),
+    # into the same terms and in the same order as term by term.
+    question = z3.AstVector()
+    for t in terms:
+        question.push(t)
+    s.add(question.translate(ctx))
     result = s.check()
     if result != z3.sat:
         return result, None
