@@ -29,7 +29,14 @@ from durak_spec.reference_impl.ruleset import SEAT_DECISIONS
 from durak_spec.tools.verify.backend import machine
 from durak_spec.tools.verify.backend.concrete import realize, replay
 from durak_spec.tools.verify.backend.machine import PRIMITIVES as SYMBOLIC
-from durak_spec.tools.verify.backend.machine import RESULT_DECISIONS, Machine, conj, renamed
+from durak_spec.tools.verify.backend.machine import (
+    RESULT_DECISIONS,
+    Machine,
+    conj,
+    layer_slots,
+    pair_aggregates,
+    renamed,
+)
 from durak_spec.tools.verify.backend.state import (
     CALL_NAMES,
     VALUE_NAMES,
@@ -479,6 +486,19 @@ def test_renamed_throw_witnesses_are_the_terms_translating_each_seat_gives(spec,
                                   after.f["talon"].get_id(), len(s._havoc)))
                 assert built[0] == built[1], (preset, n)
     assert calls  # the renaming was used
+
+
+def test_a_machine_reads_its_own_rulesets_pair_aggregates_and_layer_slots(spec):
+    """Machines share their ruleset's pair aggregates and layer slots (made once per ruleset):
+    after machines of every preset, and of podkidnoy with a partial pickup, each still has those
+    of its own ruleset."""
+    rulesets = [spec.ruleset(p) for p in spec.presets]
+    rulesets.append(spec.ruleset("podkidnoy", {"pickup_limit": "hand"}))
+    machines = [Machine(r, 2) for r in rulesets] + [Machine(r, 3) for r in rulesets]
+    for m in machines:
+        assert m.layer_slots == layer_slots(m.ruleset), m.ruleset.preset
+        assert [a.key for a in m.pair_aggregates] == [a.key for a in pair_aggregates(m.ruleset)]
+    assert len({m.layer_slots for m in machines}) > 1
 
 
 def test_lean_z3_still_rejects_a_wrong_sort_and_puts_z3s_checks_back():

@@ -126,6 +126,18 @@ def layer_slots(ruleset) -> int:
     return cap if bounded else len(ruleset.deck)
 
 
+# Per ruleset (kept, so that its id is not another's): its pair aggregates and layer slots, which
+# every Machine of it at any player count reads alike; durak verify makes a thousand machines.
+_SHAPES: dict[int, tuple] = {}
+
+
+def _shape(ruleset) -> tuple[list[PairAggregate], int]:
+    known = _SHAPES.get(id(ruleset))
+    if known is None or known[0] is not ruleset:
+        known = _SHAPES[id(ruleset)] = (ruleset, pair_aggregates(ruleset), layer_slots(ruleset))
+    return known[1], known[2]
+
+
 def pair_key(node) -> str:
     return ast.dump(node, annotate_fields=False)
 
@@ -153,8 +165,7 @@ class Machine:
         self.constants = ruleset.literals().constants
         self.deck_size = len(deck)
         self.side: list = []  # constraints of witness variables, added to every solver
-        self.pair_aggregates = pair_aggregates(ruleset)
-        self.layer_slots = layer_slots(ruleset)
+        self.pair_aggregates, self.layer_slots = _shape(ruleset)
         self._pair_index = {a.key: i for i, a in enumerate(self.pair_aggregates)}
         self.groups = {}
         for kind, cr in ruleset.order.items():
