@@ -1,0 +1,99 @@
+"""Benchmark: `durak verify --jobs 2` over every preset (what the tests' full_verify runs), the
+working tree against another git revision, in turns.
+
+Checks out --against (default main) into a temporary git worktree, runs both trees' verify in
+fresh processes, alternating, --repeats times each, and prints per run the wall time, the CPU
+time of the run and its workers and the load average; then the medians, their ratio, and
+whether the two trees' JSON reports are the same (times aside). The machine is shared: read
+CPU beside wall, and the load beside both.
+
+    python bench/verify_time.py [--against main] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = {"spec": "spec", "reference_impl": "reference_impl", "tools": "tools",
+            "conformance": "conformance"}
+
+
+def peer_path(rev: str, where: Path) -> str:
+    """A PYTHONPATH under which durak_spec is the tree at `rev` (a git worktree in `where`)."""
+    tree = where / "tree"
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), rev],
+                   check=True, capture_output=True)
+    package = where / "path" / "durak_spec"
+    package.mkdir(parents=True)
+    for name, folder in PACKAGES.items():
+        (package / name).symlink_to(tree / folder)
+    return str(where / "path")
+
+
+def run(pythonpath: str | None, out: Path) -> tuple[float, float, float]:
+    """(wall s, CPU s, load) of one `durak verify -q --jobs 2` over every preset."""
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    load = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "durak_spec.tools.cli", "verify", "-q", "--jobs", "2",
+                    "--out", str(out / "cases"), "--report", str(out / "report.json")],
+                   cwd=out, env=env, capture_output=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, load
+
+
+def report(path: Path):
+    def strip(x):
+        if isinstance(x, dict):
+            return {k: strip(v) for k, v in x.items() if k != "seconds"}
+        return [strip(v) for v in x] if isinstance(x, list) else x
+    return strip(json.loads(path.read_text()))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", default="main")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp)
+        try:
+            path = peer_path(args.against, where / "peer")
+            times = {"peer": [], "this": []}
+            for i in range(args.repeats):
+                for name, pythonpath in (("peer", path), ("this", None)):
+                    out = where / f"{name}{i}"
+                    out.mkdir()
+                    wall, cpu, load = run(pythonpath, out)
+                    times[name].append((wall, cpu))
+                    print(f"{name:4} ({args.against if name == 'peer' else 'working tree'}): "
+                          f"wall {wall:6.1f} s  CPU {cpu:6.1f} s  load {load:.2f}", flush=True)
+            same = report(where / "peer0" / "report.json") == report(where / "this0" / "report.json")
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
+                            str(where / "peer" / "tree")], capture_output=True)
+    med = {k: [statistics.median(x[j] for x in v) for j in (0, 1)] for k, v in times.items()}
+    print(f"median wall {med['peer'][0]:.1f} -> {med['this'][0]:.1f} s "
+          f"({med['peer'][0] / med['this'][0]:.2f}x), CPU {med['peer'][1]:.1f} -> "
+          f"{med['this'][1]:.1f} s ({med['peer'][1] / med['this'][1]:.2f}x); reports "
+          f"{'identical' if same else 'DIFFER'} (times aside)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
