@@ -431,7 +431,10 @@ class Lockstep:
                     break
             if p.accept:
                 accepted(g.state, p.action)
-                g.apply_action(p.action)
+                if todo is None:  # chosen from `legal`: the listed action itself
+                    g.apply_listed(p.action)
+                else:
+                    g.apply_action(p.action)
                 if lead and p.action.kind == "attack":
                     todo, probe = self._lead(g, p, rng, todo)
                     if probe is not None:  # sent first: the opening with a card it may not hold
@@ -477,7 +480,7 @@ class Lockstep:
                     break
                 a = rng.choice(more)
                 self.coverage.accepted(g.state, a)
-                g.apply_action(a)
+                g.apply_listed(a)
                 extra.append(a)
         probe = None
         if todo is None and rng.random() < PROBE:

@@ -612,6 +612,15 @@ class Game:
         except Exception as exc:  # free until raised; names a clause that fails (ClauseError)
             raise failure_of(exc) or exc
 
+    def apply_listed(self, action: Action) -> None:
+        """Apply an action taken from this game's legal_actions() since its last step (the listed
+        object itself), without looking for it in the list: apply_action for a caller that
+        chose it from there (the fuzzer's planning)."""
+        try:
+            self._legal = self._step(self, self.state, action)
+        except Exception as exc:  # free until raised; names a clause that fails (ClauseError)
+            raise failure_of(exc) or exc
+
     def play_out(self, choose, limit: int) -> None:
         """Apply `choose(legal actions)` until the game ends or `limit` steps are played: what
         apply_action does, without checking that the chosen action is listed (it is taken from
