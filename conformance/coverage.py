@@ -121,6 +121,9 @@ class ClauseCoverage:
                 for kind in rule.kinds:
                     self._open.setdefault(kind, []).append(rule)
         self._rejects_open, self._marks, self._marks_seen = True, 0, -1
+        # kind -> its rules accepted() still marks: a caller may skip accepted() for a kind
+        # with none (the lockstep, at every step it plans)
+        self.open_rules = self._open
 
     def _instrument(self, rule) -> _Rule:
         ops: list = []

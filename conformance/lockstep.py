@@ -399,6 +399,7 @@ class Lockstep:
         plan, checkpoints = [], {}
         state, legal_level = self.state_level, self.legal_level
         sendable, accepted, coverage = self._sendable, self.coverage.accepted, self.coverage
+        open_rules = coverage.open_rules.get
         todo = iter(fixed) if fixed is not None else None
         lead = self.model.opening == "one_move" and multi_card_openings(g.ruleset)
         legal, texts = None, _TEXT
@@ -430,7 +431,8 @@ class Lockstep:
                 if p is None:
                     break
             if p.accept:
-                accepted(g.state, p.action)
+                if open_rules(p.action[0]):  # else accepted() has nothing to mark
+                    accepted(g.state, p.action)
                 if todo is None:  # chosen from `legal`: the listed action itself
                     g.apply_listed(p.action)
                 else:

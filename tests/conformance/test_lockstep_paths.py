@@ -1,5 +1,6 @@
-"""The lockstep's shorter paths per step play as the longer ones they stand for: Game.apply_listed
-as apply_action."""
+"""The lockstep's shorter paths per step play and count as the longer ones they stand for:
+Game.apply_listed as apply_action, and skipping ClauseCoverage.accepted for a kind with no rule
+left open as calling it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import random
 
 import pytest
 
+from durak_spec.conformance.lockstep import Lockstep
+from durak_spec.conformance.transport import make_adapter
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.notation import action_text, state_json
 
@@ -27,3 +30,29 @@ def test_apply_listed_plays_as_apply_action(spec, preset, players):
             checked.apply_action(checked.legal_actions()[i])
             assert state_json(listed.state) == state_json(checked.state)
         assert listed.is_terminal() and listed.legal_actions() == []
+
+
+class _AllOpen(dict):
+    """open_rules that names every kind open: the lockstep calls accepted() at every step."""
+
+    def get(self, kind, default=None):
+        return True
+
+
+def _campaign(spec, everything: bool) -> tuple:
+    adapter = make_adapter("reference", spec=spec)
+    lock = Lockstep(spec, adapter, adapter.open(), "podkidnoy", {})
+    if everything:
+        lock.coverage.open_rules = _AllOpen()
+    rng = random.Random(3)
+    try:
+        for game in range(12):
+            lock.coverage.game = game
+            lock.play(Setup.deal(lock.ruleset, 2 + game % 2, rng.randrange(2**31)), rng)
+    finally:
+        adapter.close()
+    return lock.steps, lock.coverage.to_json()
+
+
+def test_coverage_skipped_only_where_accepted_marks_nothing(spec):
+    assert _campaign(spec, False) == _campaign(spec, True)
