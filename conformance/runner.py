@@ -312,7 +312,9 @@ class Session:
         self._unplayed: list = []   # (case, preset, preset sent, options sent, run options, step, rule)
         self._plays_as: dict = {}
         self.evidence.probe = self.plays_as
-        self._behaviours: dict = {}  # id(ruleset) -> Ruleset.behaviour_key()
+        # id(ruleset) -> Ruleset.behaviour_key(): the ids stay unique because _rulesets keeps
+        # every ruleset _behaviour is asked about (run_case's rs and run_rs) for the run's length
+        self._behaviours: dict = {}
 
     # -- engine lifecycle ---------------------------------------------------------------------
     def open(self) -> dict:
