@@ -397,10 +397,19 @@ class _Unroll(ast.NodeTransformer):
     """`for x in (0, 1): body` as `x = 0; body; x = 1; body`, for loops over a few seats whose
     body neither breaks nor continues (a leading `if T: continue` becomes `if not T: rest`).
     Where the body binds `x` nowhere, each copy reads the seat as a constant and `fold` folds
-    what that settles (a team's `(0, 1, 0, 1)[x]`)."""
+    what that settles (a team's `(0, 1, 0, 1)[x]`). Where the body is one `if` whose test has
+    operands of its `and` that read neither the seat nor what the body changes (`len(s.talon)
+    == 0` of each seat's going out), those are tested once, before the copies (`_invariant`)."""
 
     def __init__(self, fold: _Fold):
         self.fold = fold
+        self.fresh: set = set()
+
+    def visit_FunctionDef(self, node):
+        outer, self.fresh = self.fresh, _fresh_lists(node)
+        node = self.generic_visit(node)
+        self.fresh = outer
+        return node
 
     def visit_For(self, node):
         node = self.generic_visit(node)
@@ -422,20 +431,121 @@ class _Unroll(ast.NodeTransformer):
         name = node.target.id
         bound = any(isinstance(x, ast.Name) and x.id == name and not isinstance(x.ctx, ast.Load)
                     or isinstance(x, ast.arg) and x.arg == name for stmt in body for x in ast.walk(stmt))
-        out = []
+        hoisted = None
+        if not bound and len(body) == 1 and isinstance(body[0], ast.If) and not body[0].orelse \
+                and _changes_only_fresh(body[0].body, self.fresh):
+            stored = {x.id for stmt in body[0].body for x in ast.walk(stmt)
+                      if isinstance(x, ast.Name) and not isinstance(x.ctx, ast.Load)} | {name}
+            operands = _and_operands(body[0].test)
+            keep = [v for v in operands if not _invariant(v, stored)]
+            if len(keep) < len(operands):  # the operands that read no seat, once before
+                hoisted = [v for v in operands if _invariant(v, stored)]
+                test = keep[0] if len(keep) == 1 else \
+                    ast.BoolOp(ast.And(), keep) if keep else ast.Constant(True)
+                body = [ast.If(test, body[0].body, [])]
+        out, sets = [], []
         for value in node.iter.value:
-            out.append(ast.Assign([ast.Name(name, ast.Store())], ast.Constant(value)))
+            sets.append(ast.Assign([ast.Name(name, ast.Store())], ast.Constant(value)))
+            out.append(sets[-1])
             copies = [_copy(stmt) for stmt in body]
             if not bound:
                 put = _Put({name: value})
                 copies = [self.fold.visit(put.visit(stmt)) for stmt in copies]
                 copies = [x for stmt in copies for x in (stmt if isinstance(stmt, list) else [stmt])]
             out += copies
+        if not bound and sets and not any(isinstance(x, ast.Name) and x.id == name
+                                          and isinstance(x.ctx, ast.Load)
+                                          for stmt in out for x in _walk(stmt)):
+            # no copy reads the seat: it is set once, to what the loop leaves behind
+            out = [sets[-1]] + [x for x in out if not any(x is a for a in sets)]
+        if hoisted:  # the seat the loop leaves behind, set as it would be where no copy runs
+            test = hoisted[0] if len(hoisted) == 1 else ast.BoolOp(ast.And(), hoisted)
+            last = ast.Assign([ast.Name(name, ast.Store())], ast.Constant(node.iter.value[-1]))
+            return [ast.If(test, out or [ast.Pass()], [last])]
         return out or [ast.Pass()]
 
 
 def _copy(stmt):
     return ast.parse(_unparse(stmt)).body[0]
+
+
+def _and_operands(test) -> list:
+    """The operands of `test`'s `and`, those of an `and` among them too, in order."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [x for v in test.values for x in _and_operands(v)]
+    return [test]
+
+
+def _fresh_lists(func) -> set:
+    """The locals of `func` that every binding sets to a new empty list (`gone = []`): no alias
+    of the state, so that appending to one changes nothing else."""
+    fresh, other = set(), set()
+    for node in _walk(func):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.List) \
+                and not node.value.elts:
+            fresh.add(node.targets[0].id)
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)) else []
+        for target in targets:
+            other |= {x.id for x in _walk(target) if isinstance(x, ast.Name)}
+        if isinstance(node, (ast.NamedExpr, ast.arg)):
+            other.add(node.target.id if isinstance(node, ast.NamedExpr) else node.arg)
+    return fresh - other
+
+
+def _changes_only_fresh(body: list, fresh: set) -> bool:
+    """Whether `body` changes nothing but locals: it stores no attribute or item and calls
+    nothing but `X.append` of a fresh list X."""
+    for node in (x for stmt in body for x in _walk(stmt)):
+        if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
+            return False
+        if isinstance(node, (ast.Delete, ast.Lambda, ast.FunctionDef, ast.ClassDef) + _SCOPES):
+            return False
+        if isinstance(node, ast.Call):
+            func = node.func
+            if not (isinstance(func, ast.Attribute) and func.attr == "append"
+                    and isinstance(func.value, ast.Name) and func.value.id in fresh):
+                return False
+    return True
+
+
+_ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _invariant(node, stored: set) -> bool:
+    """Whether `node` (an operand of an `and`) reads none of `stored` and cannot fail or change
+    anything: names, constants, state fields (`s.X`), `len` of those, `not`, `and`, `or` and
+    comparisons by equality or identity (by order, of lengths and integers only)."""
+    for x in _walk(node):
+        if isinstance(x, ast.Name):
+            if x.id in stored or not isinstance(x.ctx, ast.Load):
+                return False
+        elif isinstance(x, ast.Attribute):
+            if not (isinstance(x.value, ast.Name) and x.value.id == "s" and isinstance(x.ctx, ast.Load)):
+                return False
+        elif isinstance(x, ast.Call):
+            if not (isinstance(x.func, ast.Name) and x.func.id == "len" and len(x.args) == 1
+                    and not x.keywords and isinstance(x.args[0], (ast.Name, ast.Attribute))):
+                return False
+        elif isinstance(x, ast.Compare):
+            for op, left, right in zip(x.ops, [x.left] + x.comparators[:-1], x.comparators):
+                if isinstance(op, _ORDERING) and not all(
+                        isinstance(v, ast.Call) or _is_const(v) and type(v.value) is int
+                        for v in (left, right)):
+                    return False
+                if not isinstance(op, _ORDERING + (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)):
+                    return False
+        elif isinstance(x, ast.Constant):
+            if not isinstance(x.value, (int, str, type(None))):  # bool is an int
+                return False
+        elif not isinstance(x, (ast.BoolOp, ast.UnaryOp, ast.Load, ast.And, ast.Or, ast.Not,
+                                ast.cmpop)):
+            return False
+        if isinstance(x, ast.UnaryOp) and not isinstance(x.op, ast.Not):
+            return False
+    return not any(isinstance(x, ast.Name) and x.id == "seat" for x in _walk(node))
 
 
 def held_in_locals(src: str, function: str = "play", queries=frozenset(), pure=frozenset()) -> str:

@@ -286,3 +286,60 @@ def test_an_unrolled_seat_is_a_constant_and_folds_its_team():
     alone = specialised(src, 2, (0, 1), False)
     exec(alone, ns)
     assert ns["f"](_S(2, (0, 1), False), []) is False
+
+
+HOIST = """
+def f(s, hands, talon, stop):
+    gone = []
+    for seat in _SEATS[s.n]:
+        if len(hands[seat]) == 0 and (len(talon) == 0 and seat != s.defender):
+            gone.append(seat)
+    kept = []
+    for seat in _SEATS[s.n]:
+        if len(hands[seat]) == 0 and len(talon) == 0:
+            talon.append(seat)
+            kept.append(seat)
+    for seat in _SEATS[s.n]:
+        if len(hands[seat]) > stop and len(talon[0:1]) == 0:
+            kept.append(-seat)
+    return gone, kept, seat
+"""
+
+
+def test_a_test_of_no_seat_in_an_unrolled_loop_is_tested_once_before_it():
+    """An operand of an unrolled loop's `if` that reads neither the seat nor anything the body
+    changes (the talon's length, for each seat's going out) is tested once, before the copies;
+    not where the body changes what it reads (the body appends to the talon) or where it might
+    fail (a slice); the seat the loop leaves behind is the same either way, and so are the
+    results."""
+    source = specialised(HOIST, 4, (0, 1, 2, 3), False)
+    tree = ast.parse(source)
+    first = tree.body[0].body[1]
+    assert isinstance(first, ast.If) and ast.unparse(first.test) == "len(talon) == 0", source
+    assert "len(talon) == 0" not in ast.unparse(first.body)
+    assert source.count("len(talon) == 0") == 1 + 4  # the second loop's stay, seat by seat
+    general, special = {"_SEATS": SEATS}, {"_SEATS": None}
+    exec(HOIST, general)
+    exec(source, special)
+    s = type("S", (), {"n": 4, "defender": 1})()
+    for hands in ([[1], [], [], [2]], [[], [], [1], []], [[1]] * 4):
+        for talon in ([], [7]):
+            for stop in (-1, 0):
+                want = general["f"](s, hands, list(talon), stop)
+                assert special["f"](s, hands, list(talon), stop) == want, (hands, talon, stop)
+
+
+def test_an_unrolled_loop_sets_its_seat_once():
+    """The copies of an unrolled loop read the seat as a constant: the seat is set once, to the
+    last, as the loop leaves it; where a copy still reads it (the body binds it) it is set before
+    each copy."""
+    src = ("def f(s, out):\n    for seat in _SEATS[s.n]:\n        out.append(seat)\n"
+           "    for seat in _SEATS[s.n]:\n        seat = seat + 1\n        out.append(seat)\n"
+           "    return seat\n")
+    source = specialised(src, 3, (0, 1, 2), False)
+    assert "    seat = 2\n    out.append(0)\n    out.append(1)\n    out.append(2)\n" in source, source
+    assert "seat = 0\n    seat = seat + 1" in source and "seat = 1\n    seat = seat + 1" in source
+    general, special = {"_SEATS": SEATS}, {"_SEATS": None}
+    exec(src, general)
+    exec(source, special)
+    assert special["f"](_S(3, (0, 1, 2), False), []) == general["f"](_S(3, (0, 1, 2), False), [])
