@@ -92,6 +92,34 @@ def comparable(view: dict) -> dict:
 _PARSED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+class _Texts(dict):
+    """A listed action -> its text, made the first time it is asked for, which also makes the
+    text mean that action (the shared action object: apply finds it by identity): legal and step
+    read it with map in C, without a Python call or an exception for an action not listed yet."""
+
+    __slots__ = ("moves",)
+
+    def __init__(self, moves: dict):
+        super().__init__()
+        self.moves = moves
+
+    def __missing__(self, action) -> str:
+        t = self[action] = action_text(action)
+        if t not in self.moves:
+            self.moves[t] = [action]
+        return t
+
+
+def _parsed(deck, n: int) -> tuple[dict, _Texts]:
+    """The (moves, texts) pair of _PARSED for `deck` at `n` players."""
+    by_n = _PARSED.setdefault(deck, {})
+    pair = by_n.get(n)
+    if pair is None:
+        moves = {}
+        pair = by_n[n] = (moves, _Texts(moves))
+    return pair
+
+
 class ReferenceEngine:
     """The reference interpreter behind the engine interface (the `reference` adapter)."""
 
@@ -103,7 +131,7 @@ class ReferenceEngine:
         self._last: tuple | None = None  # (variant, a copy of it, ruleset) of the last start
         # the pair of _PARSED of the game being played
         self._moves: dict = {}
-        self._texts: dict = {}
+        self._texts: dict = _Texts(self._moves)
         self.match: Match | None = None  # the match of the current deal (protocol 1.1 "match")
         self._scored: dict | None = None
         self._first: int | None = None
@@ -131,8 +159,7 @@ class ReferenceEngine:
     def start(self, variant: dict, setup: dict) -> dict:
         rs = self.ruleset(variant)
         self.game = Game(rs, Setup.from_json(setup, rs.deck, rs.player_limits))
-        self._moves, self._texts = _PARSED.setdefault(rs.deck, {}).setdefault(
-            self.game.state.n, ({}, {}))
+        self._moves, self._texts = _parsed(rs.deck, self.game.state.n)
         self.match, self._scored, self._first = None, None, self.game.state.attacker
         return {}
 
@@ -180,21 +207,7 @@ class ReferenceEngine:
         return {"accepted": True}
 
     def legal(self) -> dict:
-        legal = self.game.legal_actions()
-        try:  # each action listed before has its text (and its text its action, in _moves)
-            return {"actions": list(map(self._texts.__getitem__, legal))}
-        except KeyError:
-            pass
-        texts, moves = self._texts, self._moves
-        out = []
-        for a in legal:
-            t = texts.get(a)
-            if t is None:
-                t = texts[a] = action_text(a)
-            if t not in moves:  # the shared action object: apply finds it by identity
-                moves[t] = [a]
-            out.append(t)
-        return {"actions": out}
+        return {"actions": list(map(self._texts.__getitem__, self.game.legal_actions()))}
 
     def state(self) -> dict:
         return {"state": state_view(self.game)}
@@ -226,10 +239,7 @@ class ReferenceEngine:
             if state:
                 verdict["state"] = protocol_state(game.state)
             if legal:
-                try:
-                    verdict["legal"] = list(map(texts.__getitem__, game.legal_actions()))
-                except KeyError:
-                    verdict["legal"] = self.legal()["actions"]
+                verdict["legal"] = list(map(texts.__getitem__, game.legal_actions()))
             out.append(verdict)
         return {"steps": out}
 

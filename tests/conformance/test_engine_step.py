@@ -141,3 +141,45 @@ def test_the_quick_check_of_a_step_answer_says_what_its_schema_says(steps):
 
     answer = {"steps": steps}
     assert (check_result("step", answer) is None) == (first_error("result-step", answer) is None)
+
+
+class _StartOutOfProtocol(ReferenceEngine):
+    """Answers state or legal (`bad`) at the start of a game out of protocol, otherwise as the
+    reference does."""
+
+    bad = "state"
+
+    def state(self):
+        out = super().state()
+        if self.bad == "state" and not self.game.state.steps:
+            out["state"]["talon_count"] = str(out["state"]["talon_count"])
+        return out
+
+    def legal(self):
+        out = super().legal()
+        if self.bad == "legal" and not self.game.state.steps:
+            out["actions"] = out["actions"] + [7]
+        return out
+
+
+@pytest.mark.parametrize("bad", ["state", "legal"])
+def test_a_start_answer_out_of_protocol_is_reported_though_the_reference_s_are_taken_unchecked(
+        spec, tmp_path, bad):
+    """Lockstep._start checks only the answers that differ from the reference's own (valid by
+    construction): one out of protocol is still reported as such, at every game."""
+    from durak_spec.conformance.fuzz import fuzz
+    from durak_spec.conformance.transport import PythonAdapter
+
+    engine = type("Bad", (_StartOutOfProtocol,), {"bad": bad})
+    adapter = PythonAdapter(lambda: engine(spec), "bad start")
+    adapter.checked = False
+    hello = adapter.open()
+    try:
+        res = fuzz(spec, adapter, hello, preset="podkidnoy", players=2, games=3,
+                   out_dir=tmp_path, adapter_name="bad start", shrink=False, diagnosis=0)
+    finally:
+        adapter.close()
+    assert {e.signature.split("#")[0] for e in res.entries} == {f"error {bad}-protocol"}
+    assert sum(e.count for e in res.entries) == 3
+    assert all(e.witness.message.startswith(f"the engine's answer to {bad} at the start is out "
+                                            "of protocol") for e in res.entries)
