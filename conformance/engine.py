@@ -238,8 +238,8 @@ class ReferenceEngine:
                 verdict = {"accepted": True}
             if state:
                 verdict["state"] = protocol_state(game.state)
-            if legal:
-                verdict["legal"] = list(map(texts.__getitem__, game.legal_actions()))
+            if legal:  # the game's own list (legal_actions copies it): only read here
+                verdict["legal"] = list(map(texts.__getitem__, game._legal))
             out.append(verdict)
         return {"steps": out}
 

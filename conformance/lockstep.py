@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from itertools import compress, repeat
-from operator import is_not, itemgetter
+from operator import attrgetter, is_not, itemgetter
 
 from durak_spec.conformance.actionmodel import ActionModel, atomic_texts, multi_card_openings
 from durak_spec.conformance.coverage import ClauseCoverage
@@ -73,6 +73,7 @@ class _Texts(dict):
 
 _TEXT = _Texts()
 _CARD = itemgetter(2)  # an Action's card
+_LISTED = attrgetter("_legal")  # a Game's legal actions (what Game.legal_actions copies)
 
 
 def text_of(action: Action) -> str:
@@ -282,7 +283,9 @@ class Lockstep:
         self.positions = hello.get("positions") is True
         self.model = ActionModel.from_hello(hello)  # only actions its move model can express
         self._canonical = self.model.canonical  # asked at every step (_note)
-        self._sendable = Game.legal_actions if self._canonical else self.model.sendable
+        # the game's own list of legal actions, not a copy (Game.legal_actions): it is read, never
+        # changed, and each step lists anew
+        self._sendable = _LISTED if self._canonical else self.model.sendable
         # a card played as a named suit (6D=H) is sent only where the variant has the Weli, and
         # never to an engine of protocol 1, which reads version 1's notation only
         self.named_suits = bool(self.ruleset.played_forms) and reads_named_suits(hello)
@@ -1021,16 +1024,20 @@ class Lockstep:
                     return ("cut", j + 1, set()) if self.positions else ("abandon", j, set())
             if legal:
                 have = e.get("legal")
-                agreed = type(have) is list and have == p.listed and len(p.listed) == len(p.legal) \
-                    or _same(have, p.legal)  # (equal lists: the same set, unless ours repeats)
+                # equal lists: the same set, unless ours repeats; then the evidence keeps ours,
+                # a list of the same texts that nothing changes (else a copy of the engine's)
+                kept = p.listed if type(have) is list and have == p.listed and \
+                    len(p.listed) == len(p.legal) else None
+                agreed = kept is not None or _same(have, p.legal)
             else:
-                agreed = False
+                agreed, kept = False, None
             if fixed:
                 pass
             elif keep is None:
                 keep = self._keep(keep, seg, p.text, True, have if agreed else None)
             elif keep is not False and len(keep) < EVIDENCE_STEPS:  # as _keep keeps it
-                keep.append(Observation(p.text, True, None, list(have) if agreed else None))
+                keep.append(Observation(p.text, True, None, kept if kept is not None else
+                                        list(have) if agreed else None))
             if legal:
                 agree = None
                 if not agreed:
