@@ -235,6 +235,13 @@ class ReferenceEngine:
                 except DurakError as exc:
                     out.append({"accepted": False, "reason": str(exc)})
                     continue
+                if state and legal:  # the usual request: the entry made at once
+                    listed = []
+                    for a in game._legal:  # the game's own list (legal_actions copies it)
+                        listed.append(texts[a])
+                    out.append({"accepted": True, "state": protocol_state(game.state),
+                                "legal": listed})
+                    continue
                 verdict = {"accepted": True}
             if state:
                 verdict["state"] = protocol_state(game.state)

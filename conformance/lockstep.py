@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from itertools import compress, repeat
-from operator import attrgetter, is_not, itemgetter
+from operator import attrgetter
 
 from durak_spec.conformance.actionmodel import ActionModel, atomic_texts, multi_card_openings
 from durak_spec.conformance.coverage import ClauseCoverage
@@ -72,12 +71,36 @@ class _Texts(dict):
 
 
 _TEXT = _Texts()
-_CARD = itemgetter(2)  # an Action's card
 _LISTED = attrgetter("_legal")  # a Game's legal actions (what Game.legal_actions copies)
 
 
 def text_of(action: Action) -> str:
     return _TEXT[action]
+
+
+def _drawn_index(rng: random.Random, n: int) -> int:
+    """The index random.Random.choice draws from a sequence of n > 0 items, as _choose draws it
+    inline (CPython's choice: getrandbits of n's bit length, drawn again while out of range)."""
+    bits, k = rng.getrandbits, n.bit_length()
+    r = bits(k)
+    while r >= n:
+        r = bits(k)
+    return r
+
+
+def _like_choice() -> bool:
+    """Whether _drawn_index picks as random.Random.choice does on this Python: the same indexes
+    in a row from the same seeds, over lengths that draw again at times (else _choose calls
+    choice itself, so that a seed plays the same games on any Python)."""
+    for seed in (0, 1, 2**40 + 7):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        for n in (1, 2, 3, 5, 17, 36, 100, 3, 9):
+            if _drawn_index(ours, n) != theirs.choice(range(n)):
+                return False
+    return True
+
+
+_LIKE_CHOICE = _like_choice()
 
 
 def shape_of(action: Action | None) -> str:
@@ -349,8 +372,20 @@ class Lockstep:
                 return probe
         if self.avoid_after and rng.random() < AVOID:
             pool = [a for a in pool if a.kind not in self.avoid_after] or pool
-        cards = list(compress(pool, map(is_not, map(_CARD, pool), repeat(None))))  # card plays
-        action = rng.choice(cards if cards and rng.random() < CARD_BIAS else pool)
+        cards = []  # the card plays (a plain loop: cheaper than maps chained in C)
+        for a in pool:
+            if a[2] is not None:
+                cards.append(a)
+        seq = cards if cards and rng.random() < CARD_BIAS else pool
+        n = len(seq)
+        if n and _LIKE_CHOICE and type(rng) is random.Random:  # rng.choice(seq), inline
+            bits, k = rng.getrandbits, n.bit_length()
+            r = bits(k)
+            while r >= n:
+                r = bits(k)
+            action = seq[r]
+        else:
+            action = rng.choice(seq)
         return Planned(action, _TEXT[action], True)
 
     def _probe_kinds(self, g: Game) -> tuple:
@@ -458,7 +493,9 @@ class Lockstep:
                     p.view = comparable(view) if view["finished"] else view
                 legal = sendable(g)
                 if legal_level:
-                    listed = list(map(texts.__getitem__, legal))
+                    listed = []  # (a plain loop: cheaper than map in C)
+                    for a in legal:
+                        listed.append(texts[a])
                     p.listed, p.legal = listed, set(listed)
             plan.append(p)
         return plan, checkpoints

@@ -56,3 +56,15 @@ def _campaign(spec, everything: bool) -> tuple:
 
 def test_coverage_skipped_only_where_accepted_marks_nothing(spec):
     assert _campaign(spec, False) == _campaign(spec, True)
+
+
+def test_the_planners_inline_draw_picks_what_random_choice_picks():
+    """Lockstep._choose draws its action inline (lockstep._drawn_index) where that picks as
+    random.Random.choice does, so a seed plays the same games as with choice itself."""
+    from durak_spec.conformance.lockstep import _LIKE_CHOICE, _drawn_index
+
+    assert _LIKE_CHOICE
+    for seed in range(40):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        for n in [1, 2, 3, 4, 7, 8, 9, 31, 33, 64, 65, 200]:
+            assert _drawn_index(ours, n) == theirs.choice(range(n)), (seed, n)
