@@ -47,6 +47,7 @@ from durak_spec.conformance.lockstep import (
     Divergence,
     GameSkipped,
     Lockstep,
+    observations,
     position_of,
     text_of,
 )
@@ -1311,18 +1312,16 @@ def confirm_advice(camp, entries: list) -> None:
         if f.beside:
             f.advice, f.beside = None, False
             f.witness.diagnosis = advice_message(None, f.witness.rule or None)
-    evidence = Evidence()
-    for setup, observations in camp.lock.observed:
-        evidence.add(camp.lock.ruleset, setup, observations)
     every = flat(entries)
-    for e in every:
-        if e.observed:
-            evidence.add(camp.lock.ruleset, e.witness.setup, e.observed,
-                         [(len(e.observed) - 1, e)])
-    by_sig = {e.signature: e for e in every}
-    for setup, observation, sig in camp.lock.starts:  # deals the engine started otherwise
-        if sig in by_sig:
-            evidence.add(camp.lock.ruleset, setup, [observation], [(0, by_sig[sig])])
+    built: list = []
+
+    def evidence() -> Evidence:
+        """The campaign's evidence, gathered the first time advice is to be confirmed (a
+        campaign with no candidate needs none)."""
+        if not built:
+            built.append(_evidence(camp, every))
+        return built[0]
+
     for e in entries:  # a root cause and its forms: advice reproduces all of them
         mine = [e] + e.forms
         candidates = list(dict.fromkeys(
@@ -1331,7 +1330,7 @@ def confirm_advice(camp, entries: list) -> None:
             continue
         others = [o for o in every if not any(o is f for f in mine)]
         candidates = [dict(c) for c in candidates[:MAX_CANDIDATES]]
-        advice = confirmed_advice(candidates, evidence, others)
+        advice = confirmed_advice(candidates, evidence(), others)
         if advice is not None:
             # then games where the run did not look, over the values of the advised option that
             # the evidence does not tell apart (the nearest first); they never single out one of
@@ -1339,12 +1338,30 @@ def confirm_advice(camp, entries: list) -> None:
             ours = {f.witness.rule for f in mine}
             theirs = {r for o in others for r in [o.witness.rule] + list(o.alternatives)} - ours
             advice = next((c for c in candidates if set(c) == set(advice) and
-                           evidence.confirms(c, others) and camp.plays_as(c, theirs)), None)
+                           evidence().confirms(c, others) and camp.plays_as(c, theirs)), None)
         for f in mine:
             if f.as_if or f is e:
                 f.advice = advice
                 f.witness.diagnosis = advice_message(advice, f.witness.rule or None)
     _advise_beside(camp, entries, evidence, every)
+
+
+def _evidence(camp, every: list) -> Evidence:
+    """What the engine did in the campaign, for confirming advice: the steps it agreed on
+    (Lockstep.observed), every witness with its difference marked, and the deals it started
+    otherwise."""
+    evidence = Evidence()
+    for setup, kept in camp.lock.observed:
+        evidence.add(camp.lock.ruleset, setup, observations(kept))
+    for e in every:
+        if e.observed:
+            evidence.add(camp.lock.ruleset, e.witness.setup, e.observed,
+                         [(len(e.observed) - 1, e)])
+    by_sig = {e.signature: e for e in every}
+    for setup, observation, sig in camp.lock.starts:  # deals the engine started otherwise
+        if sig in by_sig:
+            evidence.add(camp.lock.ruleset, setup, [observation], [(0, by_sig[sig])])
+    return evidence
 
 
 def _advise_beside(camp, entries: list, evidence, every: list) -> None:
@@ -1397,7 +1414,7 @@ def _advise_beside(camp, entries: list, evidence, every: list) -> None:
                     witnesses.add(camp.lock.ruleset, f.witness.setup, f.observed)
             pairs = [c for c in pairs if witnesses.confirms(c)]
             others = [o for o in every if not any(o is f for f in mine + theirs)]
-            advice = confirmed_advice(pairs, evidence, others) if pairs else None
+            advice = confirmed_advice(pairs, evidence(), others) if pairs else None
             rest = {r for o in others for r in [o.witness.rule] + list(o.alternatives)} - \
                 rules - {f.witness.rule for f in theirs}
             if advice is None or not camp.plays_as(advice, rest):

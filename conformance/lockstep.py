@@ -217,6 +217,12 @@ def _over_alike(have, want: dict) -> bool:
         "state", {"state": have}) is None
 
 
+def observations(kept: list) -> list:
+    """A segment's steps as Lockstep.observed keeps them (each the tuple of an Observation's
+    fields: a tuple costs less to make at every step than an object), as Observations."""
+    return [Observation(*fields) for fields in kept]
+
+
 def _done(texts: list) -> list:
     """The steps the engine accepted as the reference did, `texts`, as a witness's steps."""
     return [{"do": t, "expect": "accept"} for t in texts]
@@ -330,10 +336,10 @@ class Lockstep:
         self.run = float(CHUNK)         # average steps judged before a stretch is cut short
         self._sampled: dict = {}        # (kind, shape) -> [occurrences, last attribution]
         self._fresh = True              # whether _sample computed its last answer (not kept)
-        # what the engine did where it agreed with the reference, per segment (setup,
-        # [Observation]), at most EVIDENCE_SEGMENTS spread over the whole campaign (every
-        # `_stride`th segment, the stride doubled and every other one dropped when full): what
-        # advice must also reproduce
+        # what the engine did where it agreed with the reference, per segment (setup, [its
+        # steps, each as the tuple of an Observation's fields: `observations` makes them]), at
+        # most EVIDENCE_SEGMENTS spread over the whole campaign (every `_stride`th segment, the
+        # stride doubled and every other one dropped when full): what advice must also reproduce
         self.observed: list = []
         # where the engine starts a deal otherwise (its first attacker, say), what it showed and
         # the signature reported: (setup, Observation, signature), evidence for that one's advice
@@ -889,7 +895,7 @@ class Lockstep:
 
     def _note(self, seg: _Segment, text: str, accepted: bool = True, legal: list | None = None) -> None:
         """Keep one step the engine agreed on (its verdict, and `legal`, its legal set when it was
-        the reference's), in the segment's list; the Observation is built only when kept."""
+        the reference's), in the segment's list, as the fields of its Observation."""
         if not self._canonical:
             return
         if self._observing is not seg:
@@ -903,7 +909,7 @@ class Lockstep:
                 self.observed, self._stride = self.observed[::2], self._stride * 2
         current = self._current
         if current is not None and len(current) < EVIDENCE_STEPS:
-            current.append(Observation(text, accepted, legal=None if legal is None else list(legal)))
+            current.append((text, accepted, None, None if legal is None else list(legal)))
 
     def _keep(self, keep, seg: _Segment, text: str, accepted: bool, legal: list | None = None):
         """One agreeing step of a stretch kept: through _note while `keep` is None (the stretch's
@@ -913,7 +919,7 @@ class Lockstep:
             self._note(seg, text, accepted, legal)
             return self._current if self._observing is seg and self._current is not None else False
         if keep is not False and len(keep) < EVIDENCE_STEPS:
-            keep.append(Observation(text, accepted, legal=None if legal is None else list(legal)))
+            keep.append((text, accepted, None, None if legal is None else list(legal)))
         return keep
 
     # -- one game ------------------------------------------------------------------------------
@@ -1073,8 +1079,8 @@ class Lockstep:
             elif keep is None:
                 keep = self._keep(keep, seg, p.text, True, have if agreed else None)
             elif keep is not False and len(keep) < EVIDENCE_STEPS:  # as _keep keeps it
-                keep.append(Observation(p.text, True, None, kept if kept is not None else
-                                        list(have) if agreed else None))
+                keep.append((p.text, True, None, kept if kept is not None else
+                             list(have) if agreed else None))
             if legal:
                 agree = None
                 if not agreed:

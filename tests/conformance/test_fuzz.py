@@ -17,7 +17,7 @@ from durak_spec.conformance.cases import HERE, load_suite
 from durak_spec.conformance.coverage import summary
 from durak_spec.conformance.examples.mutants import MUTANTS
 from durak_spec.conformance.fuzz import _agrees, _deal_of, flat, fuzz
-from durak_spec.conformance.lockstep import Lockstep, text_of
+from durak_spec.conformance.lockstep import Lockstep, observations, text_of
 from durak_spec.conformance.problems import advice_message
 from durak_spec.conformance.transport import make_adapter
 from durak_spec.reference_impl.game import Game, Setup
@@ -830,7 +830,7 @@ def test_the_evidence_for_advice_is_spread_over_the_whole_campaign():
     kept = [setup for setup, _ in lock.observed]
     assert len(kept) <= EVIDENCE_SEGMENTS and kept[-1] >= total - lock._stride
     assert kept == list(range(0, total, lock._stride)) and lock._stride > 1
-    assert all([o.action for o in obs] == [f"step of {i}", f"next step of {i}"]
+    assert all([o.action for o in observations(obs)] == [f"step of {i}", f"next step of {i}"]
                for i, obs in lock.observed)
 
 
@@ -883,11 +883,11 @@ def test_games_where_the_run_did_not_look_refute_advice_but_never_choose_between
 
     from durak_spec.conformance.fuzz import Entry, confirm_advice
     from durak_spec.conformance.lockstep import Divergence
-    from durak_spec.reference_impl.diagnose import Observation
     rs = spec.ruleset("podkidnoy")
     setup = Setup.deal(rs, 2, 7)
     first = Game(rs, setup).legal_actions()[0]
-    lock = SimpleNamespace(ruleset=rs, observed=[(setup, [Observation(text_of(first), True)])],
+    # a step as Lockstep.observed keeps it: an Observation's fields (lockstep.observations)
+    lock = SimpleNamespace(ruleset=rs, observed=[(setup, [(text_of(first), True, None, None)])],
                            starts=[])
     refuted = {"pile_on": "any_time"}
     camp = SimpleNamespace(lock=lock, plays_as=lambda change, others: change != refuted)
@@ -917,12 +917,13 @@ def test_every_step_judged_agreeing_is_kept_as_evidence_with_the_engine_s_legal_
         lock.play(setup, random.Random(3))
     finally:
         adapter.close()
-    [(kept_setup, observations)] = lock.observed
-    assert kept_setup is setup and len(observations) > 40
-    assert len(observations) == lock.steps  # every step judged, the refused probes too
-    assert any(not o.accepted for o in observations)  # the probes the engine refused too
+    [(kept_setup, kept)] = lock.observed
+    steps = observations(kept)
+    assert kept_setup is setup and len(steps) > 40
+    assert len(steps) == lock.steps  # every step judged, the refused probes too
+    assert any(not o.accepted for o in steps)  # the probes the engine refused too
     g = Game(rs, setup)
-    for o in observations:
+    for o in steps:
         action = g.parse_action(o.action)
         if not o.accepted:
             assert g.explain(action)[0] and o.legal is None
@@ -1053,3 +1054,32 @@ def test_a_state_follows_an_earlier_difference_no_option_explains_under_its_chan
     assert state.follows == ["legal-extra throw_in.not_passed"]
     assert state.changed == {"legal-extra throw_in.not_passed": {
         "rule": "throw_in.not_passed", "clause": extra.change[1]}}
+
+
+def test_a_campaign_with_no_advice_to_confirm_gathers_no_evidence(spec, monkeypatch):
+    """confirm_advice gathers the campaign's evidence (every step the engine agreed on, made
+    into Observations) only when some root cause has an option value to confirm."""
+    from types import SimpleNamespace
+
+    from durak_spec.conformance import fuzz as fuzz_module
+    from durak_spec.conformance.fuzz import Entry, confirm_advice
+    from durak_spec.conformance.lockstep import Divergence
+
+    gathered = []
+    real = fuzz_module._evidence
+    monkeypatch.setattr(fuzz_module, "_evidence", lambda camp, every: gathered.append(1) or
+                        real(camp, every))
+    rs = spec.ruleset("podkidnoy")
+    setup = Setup.deal(rs, 2, 7)
+    first = Game(rs, setup).legal_actions()[0]
+    lock = SimpleNamespace(ruleset=rs, observed=[(setup, [(text_of(first), True, None, None)])],
+                           starts=[])
+    camp = SimpleNamespace(lock=lock, plays_as=lambda change, others: True)
+
+    def entry(as_if):
+        return Entry(Divergence("legal-extra", "throw_in.timing", "throw", None, [], [], "", {},
+                                [], 2), as_if=as_if)
+    confirm_advice(camp, [entry([])])
+    assert gathered == []
+    confirm_advice(camp, [entry([{"max_attack_cards": 5}])])
+    assert gathered == [1]
