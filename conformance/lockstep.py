@@ -40,6 +40,7 @@ from durak_spec.reference_impl.diagnose import (
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.notation import comparable_field, protocol_state
+from durak_spec.reference_impl.ruleset import draws_like_choice
 from durak_spec.reference_impl.simulate import STEP_LIMIT
 from durak_spec.reference_impl.state import Action, action_text
 from durak_spec.reference_impl.vocab import ACTION_KINDS, CAPABILITIES, CARD_KINDS
@@ -78,29 +79,8 @@ def text_of(action: Action) -> str:
     return _TEXT[action]
 
 
-def _drawn_index(rng: random.Random, n: int) -> int:
-    """The index random.Random.choice draws from a sequence of n > 0 items, as _choose draws it
-    inline (CPython's choice: getrandbits of n's bit length, drawn again while out of range)."""
-    bits, k = rng.getrandbits, n.bit_length()
-    r = bits(k)
-    while r >= n:
-        r = bits(k)
-    return r
-
-
-def _like_choice() -> bool:
-    """Whether _drawn_index picks as random.Random.choice does on this Python: the same indexes
-    in a row from the same seeds, over lengths that draw again at times (else _choose calls
-    choice itself, so that a seed plays the same games on any Python)."""
-    for seed in (0, 1, 2**40 + 7):
-        ours, theirs = random.Random(seed), random.Random(seed)
-        for n in (1, 2, 3, 5, 17, 36, 100, 3, 9):
-            if _drawn_index(ours, n) != theirs.choice(range(n)):
-                return False
-    return True
-
-
-_LIKE_CHOICE = _like_choice()
+# Whether _choose may draw its index as Random.choice does, inline (ruleset.DRAW, checked once)
+_LIKE_CHOICE = draws_like_choice()
 
 
 def shape_of(action: Action | None) -> str:
@@ -384,7 +364,7 @@ class Lockstep:
                 cards.append(a)
         seq = cards if cards and rng.random() < CARD_BIAS else pool
         n = len(seq)
-        if n and _LIKE_CHOICE and type(rng) is random.Random:  # rng.choice(seq), inline
+        if n and _LIKE_CHOICE and type(rng) is random.Random:  # rng.choice(seq), as DRAW draws it
             bits, k = rng.getrandbits, n.bit_length()
             r = bits(k)
             while r >= n:

@@ -1441,9 +1441,15 @@ def random_bits(choose):
     if getattr(choose, "__func__", None) is not random.Random.choice \
             or type(choose.__self__) is not random.Random:
         return None
+    return choose.__self__.getrandbits if draws_like_choice() else None
+
+
+def draws_like_choice() -> bool:
+    """draw_agrees() of DRAW, checked once per process: whether an index drawn as DRAW draws it
+    (here and in the lockstep's planner) is the one Random.choice picks."""
     if not _DRAW_AGREES:
         _DRAW_AGREES.append(draw_agrees())
-    return choose.__self__.getrandbits if _DRAW_AGREES[0] else None
+    return _DRAW_AGREES[0]
 
 
 def _play_lines(step: list[str]) -> list[str]:
