@@ -4,8 +4,8 @@ working tree against another git revision, in turns.
 Checks out --against (default main) into a temporary git worktree, runs both trees' verify in
 fresh processes, alternating, --repeats times each, and prints per run the wall time, the CPU
 time of the run and its workers and the load average; then the medians, their ratio, and
-whether the two trees' JSON reports are the same (times aside). The machine is shared: read
-CPU beside wall, and the load beside both.
+whether the two trees' JSON reports are the same (times aside, and fields only one tree writes
+named and left out). The machine is shared: read CPU beside wall, and the load beside both.
 
     python bench/verify_time.py [--against main] [--repeats 3]
 """
@@ -65,6 +65,20 @@ def report(path: Path):
     return strip(json.loads(path.read_text()))
 
 
+def common(a, b, only: set, where: str = ""):
+    """a and b with the keys of objects that only one of them has left out (their names added
+    to `only`): a report field one tree adds is not a difference in what both report."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        only.update(f"{where}.{k}" for k in set(a) ^ set(b))
+        keys = [k for k in a if k in b]
+        pairs = [common(a[k], b[k], only, f"{where}.{k}") for k in keys]
+        return dict(zip(keys, (x for x, _ in pairs))), dict(zip(keys, (y for _, y in pairs)))
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        pairs = [common(x, y, only, f"{where}[]") for x, y in zip(a, b)]
+        return [x for x, _ in pairs], [y for _, y in pairs]
+    return a, b
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--against", default="main")
@@ -83,7 +97,10 @@ def main() -> int:
                     times[name].append((wall, cpu))
                     print(f"{name:4} ({args.against if name == 'peer' else 'working tree'}): "
                           f"wall {wall:6.1f} s  CPU {cpu:6.1f} s  load {load:.2f}", flush=True)
-            same = report(where / "peer0" / "report.json") == report(where / "this0" / "report.json")
+            only: set = set()
+            peer, this = common(report(where / "peer0" / "report.json"),
+                                report(where / "this0" / "report.json"), only)
+            same = peer == this
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
                             str(where / "peer" / "tree")], capture_output=True)
@@ -91,7 +108,8 @@ def main() -> int:
     print(f"median wall {med['peer'][0]:.1f} -> {med['this'][0]:.1f} s "
           f"({med['peer'][0] / med['this'][0]:.2f}x), CPU {med['peer'][1]:.1f} -> "
           f"{med['this'][1]:.1f} s ({med['peer'][1] / med['this'][1]:.2f}x); reports "
-          f"{'identical' if same else 'DIFFER'} (times aside)")
+          f"{'identical' if same else 'DIFFER'} (times aside"
+          f"{'; fields in one tree only: ' + ', '.join(sorted(only)) if only else ''})")
     return 0
 
 

@@ -95,10 +95,6 @@ class Transition:
     never: bool = False
 
 
-def solver(ctx=None):
-    return z3.Then("simplify", "propagate-values", "solve-eqs", "smt", ctx=ctx).solver()
-
-
 # The answers z3 gave in this process, by question: z3 makes one term of terms built alike
 # (hash-consing), so the same ids in the same order are the same question, whichever preset or
 # player count built it; presets whose clauses translate alike ask many of the same (each
@@ -114,7 +110,7 @@ def check(constraints, timeout_ms: int = 60000):
     known = _ANSWERS.get(key)
     if known is not None:
         return known[1], known[2]
-    result, model = solve_apart(terms, timeout_ms, solver)
+    result, model = solve_apart(terms, timeout_ms)
     if len(_ANSWERS) >= MAX_ANSWERS:
         _ANSWERS.clear()
     _ANSWERS[key] = (terms, result, model)

@@ -35,7 +35,8 @@ def preset_entry(report) -> dict:
     for f in report.equivalences:
         entry["equivalences"].append({"a": f.a, "b": f.b, "overrides": f.overrides,
                                       "equal_players": list(f.equal_players),
-                                      "interpreter_agrees": f.agrees, "note": f.note})
+                                      "interpreter_agrees": f.agrees, "note": f.note,
+                                      "witness": f.witness})
     if report.match is not None:
         m = report.match
         ends = sorted(m.ends_within.items())

@@ -33,16 +33,24 @@ def lean_z3():
         z3.z3.Z3_DEBUG = saved
 
 
-def solve_apart(terms, timeout_ms: int, make_solver=None):
+def tactic_solver(ctx=None):
+    """z3's SMT core behind simplification, as one fixed pipeline. z3's default solver picks a
+    portfolio of tactics by the question's logic, some of which answer with a model that depends
+    on the state of the process (two solves of the same question in fresh contexts, one after a
+    garbage collection, gave two models); this pipeline's model depends on the question alone."""
+    return z3.Then("simplify", "propagate-values", "solve-eqs", "smt", ctx=ctx).solver()
+
+
+def solve_apart(terms, timeout_ms: int, make_solver=tactic_solver):
     """(result, model) for the bool terms, solved in a z3 context of their own into which they
     are copied; the model is copied back into the process's context, so it evaluates the
     caller's terms. z3 numbers terms in the order a context makes them and its search follows
     those numbers: in the process's context the answer (which model) would depend on whatever was
     built before it; here it depends on the question alone, whichever presets ran before it in
     the process (a --jobs worker runs several), so witnesses and counterexamples repeat run to run.
-    `make_solver(ctx)` makes the solver (default: z3's own for the context)."""
+    `make_solver(ctx)` makes the solver (default: tactic_solver, whose model is the question's)."""
     ctx = z3.Context()
-    s = make_solver(ctx) if make_solver is not None else z3.Solver(ctx=ctx)
+    s = make_solver(ctx)
     s.set("timeout", timeout_ms)
     # Copied in one go: subterms the terms share are copied once (one translation, one cache),
     # into the same terms and in the same order as term by term.
