@@ -9,9 +9,11 @@ cases and the D1 equivalence must come out as the research says.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import random
 import subprocess
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import jsonschema
@@ -49,10 +51,11 @@ from durak_spec.tools.verify.backend.state import (
 )
 from durak_spec.tools.verify.backend.values import V, lean_z3, simp, solve_apart, zbool, zint
 from durak_spec.tools.verify.boundary import generate, generate_fresh
+from durak_spec.tools.verify.command import chains, run_all
 from durak_spec.tools.verify.equiv import compare
 from durak_spec.tools.verify.invariants import Induction, check, properties
-from durak_spec.tools.verify.presets import dead_options, deals
-from durak_spec.tools.verify.report import SCHEMA, invariant_status
+from durak_spec.tools.verify.presets import dead_options, deals, pack
+from durak_spec.tools.verify.report import SCHEMA, invariant_status, preset_entry
 from durak_spec.tools.verify.run import verify_preset
 
 # The invariant a plain card on a trump breaks. spec/invariants.yaml has none about beating yet,
@@ -604,6 +607,31 @@ def test_the_verify_report_names_a_broken_rules_counterexample_and_the_docs_stat
     jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(report)
     assert report["problems"] >= 1
     assert invariant_status(report)[invariant]["podkidnoy"][0] == "counterexample"
+
+
+def test_presets_one_option_apart_are_checked_in_one_worker_and_report_as_alone(spec):
+    """podkidnoy and perevodnoy (one option apart, the same pack) run in one worker, which
+    answers the questions their inductions share once; each report is the one the preset gets
+    in a process of its own, so an answer remembered from the other preset is its own."""
+    presets = list(spec.presets)
+    twins = {p: None for p in presets}
+    runs = [[presets[i] for i in group] for group in chains(spec, presets, {}, twins)]
+    assert ["podkidnoy", "perevodnoy"] in runs
+    for group in runs:
+        rulesets = [spec.ruleset(p) for p in group]
+        for a, b in zip(rulesets, rulesets[1:]):
+            assert pack(a.deck) == pack(b.deck)
+            assert sum(a.options[n] != b.options[n] for n in a.options) == 1
+    pair = ["podkidnoy", "perevodnoy"]
+    together = run_all(spec, pair, {}, (2,), 4, 2, True)
+    alone = []
+    for p in pair:  # each in a fresh process
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            alone.append(pool.submit(verify_preset, str(spec.root), p, {}, [2], 4).result())
+
+    def entry(report):
+        return {k: v for k, v in preset_entry(report).items() if k != "seconds"}
+    assert [entry(r) for r in together] == [entry(r) for r in alone]
 
 
 def test_a_twin_preset_shows_its_twins_status_and_the_worst_step_wins():

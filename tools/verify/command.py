@@ -37,7 +37,7 @@ from durak_spec.tools.verify.cases import (
 from durak_spec.tools.verify.equiv import render_equivalences
 from durak_spec.tools.verify.invariants import LEMMAS, STEPS
 from durak_spec.tools.verify.match import render_matches
-from durak_spec.tools.verify.presets import render_presets
+from durak_spec.tools.verify.presets import pack, render_presets
 from durak_spec.tools.verify.report import verify_report, write_report
 from durak_spec.tools.verify.run import verify_preset
 
@@ -68,6 +68,31 @@ def _counts(spec, preset, overrides, players, presets):
     return [n for n in counts if spec.deal_twin(preset, n) not in presets] or counts
 
 
+def chains(spec, presets, overrides, twins) -> list[list[int]]:
+    """The presets (indexes into `presets`) in runs that one worker checks one after the other:
+    a preset joins the run of the one listed just before it when their rulesets deal the same
+    pack and differ in one option value, and neither is a twin. Their clauses then translate
+    alike wherever that option is not read, so their inductions ask many of the same questions,
+    which a worker answers once (invariants.check); in two workers each would ask them."""
+    rulesets = [spec.ruleset(p, overrides) for p in presets]
+    out: list[list[int]] = []
+    for i, r in enumerate(rulesets):
+        if i and not twins[presets[i]] and not twins[presets[i - 1]] and out[-1][-1] == i - 1:
+            q = rulesets[i - 1]
+            differ = [n for n in r.options.keys() | q.options.keys()
+                      if r.options.get(n) != q.options.get(n)]
+            if len(differ) == 1 and pack(r.deck) == pack(q.deck):
+                out[-1].append(i)
+                continue
+        out.append([i])
+    return out
+
+
+def _verify_run(args: list) -> list:
+    """verify_preset for each preset of a run, in order, in one process."""
+    return [verify_preset(*a) for a in args]
+
+
 def run_all(spec, presets, overrides, players, depth, jobs, equivalences, progress=None):
     twins = {p: spec.deal_twin(p) for p in presets}
     args = [(str(spec.root), p, overrides, _counts(spec, p, overrides, players, presets), depth,
@@ -77,17 +102,23 @@ def run_all(spec, presets, overrides, players, depth, jobs, equivalences, progre
         progress.set_total(len(args))
     if jobs > 1 and len(args) > 1:
         # The most work first: a twin checks only its match rules, the others prove their deals
-        # at each player count; cheap presets then fill the end of the run, not one long one.
+        # at each player count; cheap runs then fill the end of the run, not one long one.
         work = [0 if twin else len(counts) for _, _, _, counts, _, _, _, twin, _ in args]
-        order = sorted(range(len(args)), key=lambda i: -work[i])
+        runs = chains(spec, presets, overrides, {p: a[7] for p, a in zip(presets, args)})
+        runs.sort(key=lambda run: -sum(work[i] for i in run))
+        reports = [None] * len(args)
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [None] * len(args)
-            for i in order:
-                futures[i] = pool.submit(verify_preset, *args[i])
+            futures = {pool.submit(_verify_run, [args[i] for i in run]): run for run in runs}
             for future in as_completed(futures):
+                failed = future.exception() is not None
+                for i, report in zip(futures[future], [] if failed else future.result()):
+                    reports[i] = report
                 if progress is not None:
-                    progress.advance(failures=bool(future.exception()) or _problems(future.result()))
-            return [f.result() for f in futures]
+                    progress.advance(len(futures[future]), failures=failed or sum(
+                        _problems(reports[i]) for i in futures[future]))
+            for future in futures:
+                future.result()  # raise a worker's exception
+            return reports
     reports = []
     for a in args:
         reports.append(verify_preset(*a))

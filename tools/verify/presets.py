@@ -232,7 +232,7 @@ def dead_options(spec, preset: str, ruleset, players=None) -> tuple[list[str], l
                 alt = spec.ruleset(preset, {**ruleset.overrides, name: other})
             except DurakError:
                 continue
-            if _pack(alt.deck) != _pack(ruleset.deck):  # another pack: other cards to deal
+            if pack(alt.deck) != pack(ruleset.deck):  # another pack: other cards to deal
                 live = True
                 break
             lo, hi = ruleset.player_limits
@@ -255,7 +255,7 @@ def dead_options(spec, preset: str, ruleset, players=None) -> tuple[list[str], l
     return problems, notes
 
 
-def _pack(deck) -> tuple:
+def pack(deck) -> tuple:
     """The cards a deck deals, each with its copies."""
     return deck.copies, tuple(c.text for c in deck.cards)
 
