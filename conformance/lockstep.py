@@ -585,9 +585,9 @@ class Lockstep:
                                  f"{reply.value}", seg, [], token=f"{cmd}-{reply.kind}")
                     return False
                 value = reply.value
-                if type(value) is dict and (value.get("state") == full if cmd == "state" else
-                                            _same(value.get("actions"), want)):
-                    continue  # the reference's own answer: valid by construction
+                if cmd == "legal" and type(value) is dict and _same(value.get("actions"), want):
+                    continue  # the reference's own texts: valid by construction
+                # (not a state Python finds equal to the reference's: 0 == False, 1.0 == 1)
                 problem = check_result(cmd, value)  # names the field that is wrong
                 if problem:
                     self._report("error", "", None, "a valid result", reply.value,
