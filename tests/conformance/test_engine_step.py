@@ -98,19 +98,25 @@ class _OverWithSeatNames(ReferenceEngine):
         return out
 
 
-def test_a_finished_state_out_of_protocol_only_in_its_roles_is_reported_by_the_fuzzer(spec,
-                                                                                      tmp_path):
+def _fuzzed(spec, tmp_path, engine, name: str):
+    """Three two-player podkidnoy games of durak fuzz against `engine(spec)` in process, its
+    answers not held to a subprocess's bounds (adapter.checked): the lockstep judges them."""
     from durak_spec.conformance.fuzz import fuzz
     from durak_spec.conformance.transport import PythonAdapter
 
-    adapter = PythonAdapter(lambda: _OverWithSeatNames(spec), "seat names")
+    adapter = PythonAdapter(lambda: engine(spec), name)
     adapter.checked = False
     hello = adapter.open()
     try:
-        res = fuzz(spec, adapter, hello, preset="podkidnoy", players=2, games=3,
-                   out_dir=tmp_path, adapter_name="seat names", shrink=False, diagnosis=0)
+        return fuzz(spec, adapter, hello, preset="podkidnoy", players=2, games=3,
+                    out_dir=tmp_path, adapter_name=name, shrink=False, diagnosis=0)
     finally:
         adapter.close()
+
+
+def test_a_finished_state_out_of_protocol_only_in_its_roles_is_reported_by_the_fuzzer(spec,
+                                                                                      tmp_path):
+    res = _fuzzed(spec, tmp_path, _OverWithSeatNames, "seat names")
     assert res.entries and {e.signature.split("#")[0] for e in res.entries} == \
         {"error state-protocol"}
     assert sum(e.count for e in res.entries) == res.games == 3  # at the end of every game
@@ -170,18 +176,7 @@ def test_a_start_answer_out_of_protocol_is_reported_though_the_reference_s_are_t
     """Lockstep._start takes a legal list that is the reference's own texts unchecked (valid by
     construction): one out of protocol is still reported as such, at every game; so is a state
     that Python finds equal to the reference's (0 for false) but the protocol does not."""
-    from durak_spec.conformance.fuzz import fuzz
-    from durak_spec.conformance.transport import PythonAdapter
-
-    engine = type("Bad", (_StartOutOfProtocol,), {"bad": bad})
-    adapter = PythonAdapter(lambda: engine(spec), "bad start")
-    adapter.checked = False
-    hello = adapter.open()
-    try:
-        res = fuzz(spec, adapter, hello, preset="podkidnoy", players=2, games=3,
-                   out_dir=tmp_path, adapter_name="bad start", shrink=False, diagnosis=0)
-    finally:
-        adapter.close()
+    res = _fuzzed(spec, tmp_path, type("Bad", (_StartOutOfProtocol,), {"bad": bad}), "bad start")
     cmd = bad.split("-")[0]
     assert {e.signature.split("#")[0] for e in res.entries} == {f"error {cmd}-protocol"}
     assert sum(e.count for e in res.entries) == 3
