@@ -30,6 +30,7 @@ from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.lang import SEAT, STR
 from durak_spec.reference_impl.primitives import PRIMITIVES
 from durak_spec.reference_impl.ruleset import SEAT_DECISIONS
+from durak_spec.tools.verify import equiv
 from durak_spec.tools.verify.backend import machine
 from durak_spec.tools.verify.backend.concrete import realize, replay
 from durak_spec.tools.verify.backend.machine import PRIMITIVES as SYMBOLIC
@@ -550,6 +551,59 @@ def test_the_literal_reading_differs_and_the_interpreter_agrees(spec):
     found = compare(spec, "podkidnoy", {}, "start_of_bout", "total_le_current", [2], lambda n: proved)
     assert found.agrees is True
     assert found.witness["interpreter"]["total_le_current"] == "limits.total_le_hand"
+
+
+def _first_actions(terms, kinds) -> set:
+    """The first-action kinds whose variables (`transfer#3.seat`, ...) occur in the terms."""
+    seen, found, todo = set(), set(), list(terms)
+    while todo:
+        t = todo.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            found.update(k for k in kinds if str(t).startswith(f"{k}#"))
+        todo.extend(t.children())
+    return found
+
+
+@pytest.mark.parametrize("preset,overrides,b,parts", [
+    ("perevodnoy", {"transfer_window": "while_unbeaten_share_rank"}, "unbeaten_le_current", True),
+    ("perevodnoy_passport", {}, "unbeaten_le_current", False)])  # every first action tried
+def test_the_witness_search_asks_over_the_comparisons_state_each_first_action_apart(
+        spec, monkeypatch, preset, overrides, b, parts):
+    """The witness search reuses the comparison's machines, state and facts (equiv._Start) for
+    all its first actions: every question it asks holds all the comparison's facts (the proved
+    properties among them), and no other first action's facts than its own (the side
+    constraints, which only define fresh variables, aside). It fails when the search drops a
+    fact or lets one first action's facts into the next one's questions."""
+    ruleset = spec.ruleset(preset, overrides)
+    proved = Induction(ruleset, 2, properties(ruleset)).houdini()[0]
+    asked, starts = [], []
+    real_witness, real_check = equiv._witness, equiv.check
+
+    def witness(start):
+        starts.append(start)
+        monkeypatch.setattr(equiv, "check", lambda q: asked.append(q) or real_check(q))
+        try:
+            return real_witness(start)
+        finally:
+            monkeypatch.setattr(equiv, "check", real_check)
+    monkeypatch.setattr(equiv, "_witness", witness)
+    found = compare(spec, preset, overrides, "start_of_bout", b, [2], lambda n: proved)
+    assert (found.agrees is True if parts else found.witness is None and found.note)
+    assert len(starts) == 1 and len(asked) >= 3  # after a first action
+    start = starts[0]
+    assert len(start.facts) == 2 + sum(p.scope == "state" for p in properties(ruleset) if p.id in proved)
+    side = {t.get_id() for m in (start.mp, start.ma, start.mb) for t in m.side}
+    firsts = ("transfer", "cover", "throw", "attack")
+    for query in asked:
+        terms = [zbool(t) for t in query if not isinstance(zbool(t), bool)]
+        facts = [zbool(f) for f in start.facts if not isinstance(zbool(f), bool)]
+        assert facts and {f.get_id() for f in facts} <= {t.get_id() for t in terms}
+        own = [t for t in terms if t.get_id() not in side]
+        # the kinds of the question's own action (attack or throw) occur too: at most one other
+        assert len(_first_actions(own, firsts) - {"attack", "throw"}) <= 1
 
 
 # -- the command line -------------------------------------------------------------------------

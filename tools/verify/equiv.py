@@ -69,22 +69,19 @@ def compare(spec, preset, overrides, a_value, b_value, players, proved_for) -> F
     for n in players:
         proved = proved_for(n)
         reset_names()  # nothing built before is used below: presets alike ask alike (check)
-        ma, mb, mp = Machine(ra, n), Machine(rb, n), Machine(base, n)
-        s = SymState.fresh(mp, "eq")
-        sa, sb = SymState(ma, s.f), SymState(mb, s.f)
-        facts = [mp.well_formed(s), mp.settled(s)]
-        facts += [mp.clause(s, p.clause.tree) for p in props if p.id in proved]
+        start = _Start(ra, rb, base, n, [p for p in props if p.id in proved])
+        mp, ma, mb, s, sa, sb = start.mp, start.ma, start.mb, start.s, start.sa, start.sb
         diffs = []
         for kind in KINDS:
             a = SymAction.fresh(kind, mp.nranks, mp.nsuits)
             # any card in any hand (not only those of seats marked as able to throw)
             diffs.append(conj([ma.action_facts(sa, a), z3.Not(zbool(s.finished)), a.card_in_hand,
                                z3.Xor(zbool(ma.passes_rules(sa, a)), zbool(mb.passes_rules(sb, a)))]))
-        result, _ = check(facts + mp.side + ma.side + mb.side + [z3.Or([zbool(d) for d in diffs])])
+        result, _ = check(start.facts + mp.side + ma.side + mb.side + [z3.Or([zbool(d) for d in diffs])])
         if result == z3.unsat:
             finding.equal_players.append(n)
             continue
-        witness = _witness(ra, rb, base, n, [p for p in props if p.id in proved])
+        witness = _witness(start)
         if witness is None:
             finding.note = (f"at {n} players the clauses differ only in positions that no action "
                             f"reaches from a position a Setup states")
@@ -95,16 +92,30 @@ def compare(spec, preset, overrides, a_value, b_value, players, proved_for) -> F
     return finding
 
 
-def _witness(ra, rb, base, n, props):
+class _Start:
+    """What the comparison at one player count and its witness search share: the three
+    machines (base ruleset, readings a and b), one settled starting state seen under each, and
+    its facts (well formed, settled, the proved properties), built once, not again for the
+    search and for each of its first actions."""
+
+    def __init__(self, ra, rb, base, n, props):
+        self.ra, self.rb, self.n = ra, rb, n
+        self.mp, self.ma, self.mb = mp, ma, mb = Machine(base, n), Machine(ra, n), Machine(rb, n)
+        self.s = s = SymState.fresh(mp, "eq")
+        self.sa, self.sb = SymState(ma, s.f), SymState(mb, s.f)
+        self.facts = [mp.well_formed(s), mp.settled(s)] + [mp.clause(s, p.clause.tree) for p in props]
+
+
+def _witness(start: _Start):
     """A concrete position where the readings part, at once or after one action; settled under
-    both readings, so each interpreter meets the same position."""
-    reset_names()  # it builds all it uses: presets alike ask alike (check)
-    mp, ma, mb = Machine(base, n), Machine(ra, n), Machine(rb, n)
+    both readings, so each interpreter meets the same position. Every first action starts from
+    the comparison's state (`start`), so the models depend on what the comparison built: the
+    same whatever ran before it (check and reset_names)."""
+    mp, ma, mb, ra, rb, n = start.mp, start.ma, start.mb, start.ra, start.rb, start.n
+    s0, sa0, sb0 = start.s, start.sa, start.sb
+    base = start.facts + [mp.expressible(s0), ma.settled(sa0), mb.settled(sb0)]
     for first in (None, "transfer", "cover", "throw", "attack"):
-        s0 = SymState.fresh(mp, "w")
-        sa0, sb0 = SymState(ma, s0.f), SymState(mb, s0.f)
-        cons = [mp.well_formed(s0), mp.expressible(s0), mp.settled(s0), ma.settled(sa0),
-                mb.settled(sb0)] + [mp.clause(s0, p.clause.tree) for p in props]
+        cons = list(base)
         steps, sa, sb, extra = [], sa0, sb0, []
         if first is not None:
             b = SymAction.fresh(first, mp.nranks, mp.nsuits)
