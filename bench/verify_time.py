@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -79,10 +80,35 @@ def common(a, b, only: set, where: str = ""):
     return a, b
 
 
+def differences(peer: dict, this: dict) -> list[str]:
+    """Where the reports differ: per preset, the sections (and equivalences, by their readings
+    and overrides) whose contents differ, with the witness's player count and first action."""
+    out = []
+    theirs = {p.get("preset"): p for p in peer.get("presets", [])}
+    for p in this.get("presets", []):
+        q = theirs.get(p.get("preset"), {})
+        for key in sorted(set(p) | set(q)):
+            if p.get(key) == q.get(key):
+                continue
+            if key != "equivalences":
+                out.append(f"{p.get('preset')}: {key}")
+                continue
+            for e, f in zip(p[key], q.get(key) or []):
+                if e != f:
+                    def said(x):
+                        w = x.get("witness")
+                        return (f"equal {x.get('equal_players')}, witness "
+                                f"{(w['players'], w['actions']) if w else None}, note {bool(x.get('note'))}")
+                    out.append(f"{p.get('preset')}: {e['a']}/{e['b']} {e['overrides']}: "
+                               f"{said(f)} -> {said(e)}")
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--against", default="main")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--keep", type=Path, help="copy the first run's reports of both trees here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp)
@@ -101,6 +127,12 @@ def main() -> int:
             peer, this = common(report(where / "peer0" / "report.json"),
                                 report(where / "this0" / "report.json"), only)
             same = peer == this
+            if args.keep:
+                args.keep.mkdir(parents=True, exist_ok=True)
+                for name in ("peer", "this"):
+                    shutil.copy(where / f"{name}0" / "report.json", args.keep / f"{name}.json")
+            for line in differences(peer, this):
+                print(f"  differs: {line}")
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
                             str(where / "peer" / "tree")], capture_output=True)
