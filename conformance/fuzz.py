@@ -36,6 +36,7 @@ import shlex
 import tempfile
 import time
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
@@ -1313,15 +1314,9 @@ def confirm_advice(camp, entries: list) -> None:
             f.advice, f.beside = None, False
             f.witness.diagnosis = advice_message(None, f.witness.rule or None)
     every = flat(entries)
-    built: list = []
-
-    def evidence() -> Evidence:
-        """The campaign's evidence, gathered the first time advice is to be confirmed (a
-        campaign with no candidate needs none)."""
-        if not built:
-            built.append(_evidence(camp, every))
-        return built[0]
-
+    # the campaign's evidence, gathered the first time advice is to be confirmed (a campaign
+    # with no candidate needs none)
+    evidence = cache(lambda: _evidence(camp, every))
     for e in entries:  # a root cause and its forms: advice reproduces all of them
         mine = [e] + e.forms
         candidates = list(dict.fromkeys(
