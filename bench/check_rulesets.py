@@ -17,13 +17,14 @@ import os
 import re
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).parent))
+from playouts import _tree  # noqa: E402  (the peer tree, as playouts.py --baseline builds it)
+
 ADAPTER = "python:durak_spec.conformance.examples.mutants:attacker_again_after_take"
-PACKAGES = ("conformance", "reference_impl", "spec", "tools")
 TREE = re.compile(r"/\S*?/(?=conformance/)")  # where a tree lies, before a case file's path
 
 DRIVER = r"""
@@ -48,17 +49,6 @@ counts.update(wall=time.perf_counter() - wall, cpu=time.process_time() - cpu,
               mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
 print(json.dumps(counts))
 """
-
-
-def peer_tree(rev: str) -> Path:
-    """A folder whose durak_spec package is the tree at `rev` (put first on PYTHONPATH)."""
-    top = Path(tempfile.mkdtemp(prefix="check_rulesets_"))
-    archive = top / "tree.tar"
-    subprocess.run(["git", "-C", str(ROOT), "archive", "-o", str(archive), rev, *PACKAGES], check=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(top / "durak_spec", filter="data")
-    (top / "durak_spec" / "__init__.py").write_text("")
-    return top
 
 
 def run(adapter: str, report: Path, path: Path | None) -> dict:
@@ -90,7 +80,7 @@ def main(argv=None) -> int:
     parser.add_argument("--adapter", default=ADAPTER)
     parser.add_argument("--repeats", type=int, default=1)
     args = parser.parse_args(argv)
-    peer = peer_tree(args.against)
+    peer = _tree(args.against, Path(tempfile.mkdtemp(prefix="check_rulesets_")))
     out = Path(tempfile.mkdtemp(prefix="check_rulesets_reports_"))
     rows = {"this": [], args.against: []}
     for i in range(args.repeats):

@@ -1,7 +1,7 @@
 """Benchmark: `durak verify --jobs 2` over every preset (what the tests' full_verify runs), the
 working tree against another git revision, in turns.
 
-Checks out --against (default main) into a temporary git worktree, runs both trees' verify in
+Extracts --against (default main) into a temporary folder as playouts.py --baseline does, runs both trees' verify in
 fresh processes, alternating, --repeats times each, and prints per run the wall time, the CPU
 time of the run and its workers and the load average; then the medians, their ratio, and
 whether the two trees' JSON reports are the same (times aside, and fields only one tree writes
@@ -24,21 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = {"spec": "spec", "reference_impl": "reference_impl", "tools": "tools",
-            "conformance": "conformance"}
-
-
-def peer_path(rev: str, where: Path) -> str:
-    """A PYTHONPATH under which durak_spec is the tree at `rev` (a git worktree in `where`)."""
-    tree = where / "tree"
-    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), rev],
-                   check=True, capture_output=True)
-    package = where / "path" / "durak_spec"
-    package.mkdir(parents=True)
-    for name, folder in PACKAGES.items():
-        (package / name).symlink_to(tree / folder)
-    return str(where / "path")
+sys.path.insert(0, str(Path(__file__).parent))
+from playouts import _tree  # noqa: E402  (the baseline tree, as playouts.py --baseline builds it)
 
 
 def run(pythonpath: str | None, out: Path) -> tuple[float, float, float]:
@@ -112,30 +99,26 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp)
-        try:
-            path = peer_path(args.against, where / "peer")
-            times = {"peer": [], "this": []}
-            for i in range(args.repeats):
-                for name, pythonpath in (("peer", path), ("this", None)):
-                    out = where / f"{name}{i}"
-                    out.mkdir()
-                    wall, cpu, load = run(pythonpath, out)
-                    times[name].append((wall, cpu))
-                    print(f"{name:4} ({args.against if name == 'peer' else 'working tree'}): "
-                          f"wall {wall:6.1f} s  CPU {cpu:6.1f} s  load {load:.2f}", flush=True)
-            only: set = set()
-            peer, this = common(report(where / "peer0" / "report.json"),
-                                report(where / "this0" / "report.json"), only)
-            same = peer == this
-            if args.keep:
-                args.keep.mkdir(parents=True, exist_ok=True)
-                for name in ("peer", "this"):
-                    shutil.copy(where / f"{name}0" / "report.json", args.keep / f"{name}.json")
-            for line in differences(peer, this):
-                print(f"  differs: {line}")
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
-                            str(where / "peer" / "tree")], capture_output=True)
+        path = str(_tree(args.against, where / "peer"))
+        times = {"peer": [], "this": []}
+        for i in range(args.repeats):
+            for name, pythonpath in (("peer", path), ("this", None)):
+                out = where / f"{name}{i}"
+                out.mkdir()
+                wall, cpu, load = run(pythonpath, out)
+                times[name].append((wall, cpu))
+                print(f"{name:4} ({args.against if name == 'peer' else 'working tree'}): "
+                      f"wall {wall:6.1f} s  CPU {cpu:6.1f} s  load {load:.2f}", flush=True)
+        only: set = set()
+        peer, this = common(report(where / "peer0" / "report.json"),
+                            report(where / "this0" / "report.json"), only)
+        same = peer == this
+        if args.keep:
+            args.keep.mkdir(parents=True, exist_ok=True)
+            for name in ("peer", "this"):
+                shutil.copy(where / f"{name}0" / "report.json", args.keep / f"{name}.json")
+        for line in differences(peer, this):
+            print(f"  differs: {line}")
     med = {k: [statistics.median(x[j] for x in v) for j in (0, 1)] for k, v in times.items()}
     print(f"median wall {med['peer'][0]:.1f} -> {med['this'][0]:.1f} s "
           f"({med['peer'][0] / med['this'][0]:.2f}x), CPU {med['peer'][1]:.1f} -> "
