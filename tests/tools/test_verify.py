@@ -8,6 +8,7 @@ cases and the D1 equivalence must come out as the research says.
 
 from __future__ import annotations
 
+import io
 import json
 import multiprocessing
 import random
@@ -21,6 +22,7 @@ import pytest
 import yaml
 import z3
 from cli_support import run
+from rich.console import Console
 from verify_support import symbolic_action
 
 from durak_spec.conformance import fromdeal
@@ -32,7 +34,7 @@ from durak_spec.reference_impl.primitives import PRIMITIVES
 from durak_spec.reference_impl.ruleset import SEAT_DECISIONS
 from durak_spec.tools.verify import equiv
 from durak_spec.tools.verify.backend import machine
-from durak_spec.tools.verify.backend.concrete import realize, replay
+from durak_spec.tools.verify.backend.concrete import Cards, realize, replay
 from durak_spec.tools.verify.backend.machine import PRIMITIVES as SYMBOLIC
 from durak_spec.tools.verify.backend.machine import (
     RESULT_DECISIONS,
@@ -553,6 +555,69 @@ def test_the_literal_reading_differs_and_the_interpreter_agrees(spec):
     assert found.witness["interpreter"]["total_le_current"] == "limits.total_le_hand"
 
 
+class _Refusing(equiv.Cards):
+    """Real cards for a model, except for the counts (hands, talon, table) in `refused`: the
+    first model the search asks cards for is refused, and with `every`, every model."""
+
+    refused: list = []
+    every = False
+
+    def constraints(self):
+        counts = (tuple(self.hands), self.talon, self.A, self.U)
+        if not self.refused or self.every:
+            self.refused.append(counts)
+        return super().constraints() + [counts not in self.refused]
+
+
+def test_a_model_no_cards_fill_is_excluded_and_z3_asked_again_in_the_same_question(
+        spec, monkeypatch):
+    """Whether a player count gets a witness must not depend on which model z3 returns first:
+    where real cards fill no position with the first model's counts, the witness search
+    excludes those counts and asks the same question again (equiv._Search). It used to move on
+    to the next question: a witness after a first action, or none."""
+    ruleset = spec.ruleset("podkidnoy")
+    proved = Induction(ruleset, 2, properties(ruleset)).houdini()[0]
+    plain = compare(spec, "podkidnoy", {}, "start_of_bout", "total_le_current", [2], lambda n: proved)
+    assert len(plain.witness["actions"]) == 1  # found at once, without a first action
+    monkeypatch.setattr(_Refusing, "refused", [])
+    monkeypatch.setattr(equiv, "Cards", _Refusing)
+    found = compare(spec, "podkidnoy", {}, "start_of_bout", "total_le_current", [2], lambda n: proved)
+    assert len(_Refusing.refused) == 1 and found.witness is not None and found.agrees is True
+    assert len(found.witness["actions"]) == 1  # the same question, another model
+    setup = found.witness["setup"]
+    counts = (tuple(map(len, setup["hands"])), len(setup["talon"]), len(setup.get("table", [])),
+              sum(d is None for _, d in setup.get("table", [])))
+    assert counts not in _Refusing.refused
+
+
+def test_a_witness_search_that_runs_out_of_models_says_it_gave_up_not_that_none_exists(
+        spec, monkeypatch):
+    """Where no model the bound allows gets real cards, the note says the search gave up after
+    so many models; the note that no action reaches a differing position is for questions z3
+    proves have no model left (perevodnoy_passport, where all of them have none)."""
+    ruleset = spec.ruleset("podkidnoy")
+    proved = Induction(ruleset, 2, properties(ruleset)).houdini()[0]
+    monkeypatch.setattr(_Refusing, "refused", [])
+    monkeypatch.setattr(_Refusing, "every", True)
+    monkeypatch.setattr(equiv, "Cards", _Refusing)
+    monkeypatch.setattr(equiv, "MAX_MODELS", 2)
+    found = compare(spec, "podkidnoy", {}, "start_of_bout", "total_le_current", [2], lambda n: proved)
+    assert found.witness is None and len(_Refusing.refused) >= 2
+    assert found.note == (f"at 2 players the clauses differ, but the witness search gave up "
+                          f"after {len(_Refusing.refused)} models")
+    shown = io.StringIO()
+    equiv.render_equivalences(Console(file=shown, width=300), [found])
+    assert f"start_of_bout and total_le_current: {found.note}" in shown.getvalue()
+    passport = spec.ruleset("perevodnoy_passport")
+    proved = Induction(passport, 2, properties(passport)).houdini()[0]
+    monkeypatch.setattr(equiv, "Cards", Cards)
+    found = compare(spec, "perevodnoy_passport", {}, "start_of_bout", "unbeaten_le_current", [2],
+                    lambda n: proved)
+    assert found.witness is None and found.note == ("at 2 players the clauses differ only in "
+                                                    "positions that no action reaches from a "
+                                                    "position a Setup states")
+
+
 def _first_actions(terms, kinds) -> set:
     """The first-action kinds whose variables (`transfer#3.seat`, ...) occur in the terms."""
     seen, found, todo = set(), set(), list(terms)
@@ -766,3 +831,37 @@ def test_a_position_z3_finds_with_a_hidden_card_is_written_with_it_and_replays(s
     assert game is not None, why
     hidden = game.state.hidden_card
     assert m.suits.index(hidden.suit) == model.eval(f["hidden_trump"]).as_long()
+
+
+def test_a_models_block_excludes_its_counts_and_its_hidden_card_and_nothing_else(spec):
+    """Cards.block, which the witness search adds when no cards fill a model: the models with
+    that model's counts (and, where it lays a card hidden under the turn-up, that card's trump
+    and suit), whose card problems hold the same constraints; a model with the same counts and
+    no hidden card asks a card problem without the hidden card's constraints and stays."""
+    rs = spec.ruleset("changeable_trump")
+    m = Machine(rs, 2)
+    s0 = SymState.fresh(m)
+    f = s0.f
+    query = [m.well_formed(s0), m.expressible(s0), m.settled(s0), zint(f["talon"]) == 5,
+             zint(f["A"]) == 0, zint(f["hand"][0]) == 6, zint(f["hand"][1]) == 6]
+    base = [zbool(q) for q in query] + [zbool(c) for c in m.side]
+
+    def model(*extra):
+        solver = z3.Solver()
+        solver.add(base + list(extra))
+        assert solver.check() == z3.sat
+        return solver.model()
+
+    def possible(*extra) -> bool:
+        solver = z3.Solver()
+        solver.add(base + list(extra))
+        return solver.check() == z3.sat
+    hidden = model(zbool(f["hidden"]))
+    block = equiv.Cards(m, hidden, s0, [], query).block()
+    same = [x == hidden.eval(x, model_completion=True) for x in (f["trump"], f["hidden_trump"])]
+    assert not possible(block, zbool(f["hidden"]), *same)
+    assert possible(block, z3.Not(zbool(f["hidden"])), *same)
+    assert possible(block, zbool(f["hidden"]), z3.Not(z3.And(same)))
+    plain = model(z3.Not(zbool(f["hidden"])))
+    block = equiv.Cards(m, plain, s0, [], query).block()
+    assert not possible(block) and possible(z3.Not(block))

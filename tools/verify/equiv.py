@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from durak_spec.tools.verify.backend.concrete import Position, Step, realize, replay, value
+from durak_spec.tools.verify.backend.concrete import Cards, Position, Step, replay, value
 from durak_spec.tools.verify.backend.machine import Machine, conj
 from durak_spec.tools.verify.backend.state import SymAction, SymState, reset_names
 from durak_spec.tools.verify.backend.values import zbool
@@ -25,6 +25,10 @@ COMPARISONS = (("start_of_bout", "unbeaten_le_current"), ("start_of_bout", "tota
 # to part once a transfer changes the defender.
 TRANSFER_OPTIONS = {"transfer_window": ("before_any_beat", "while_unbeaten_share_rank")}
 KINDS = ("attack", "throw")
+# Models asked for per question of the witness search, each after excluding the counts of those
+# no real cards fill; a bound of ours (each costs a z3 question and a card problem), not z3's.
+# Where it is reached the report says the search gave up, not that no position parts the readings.
+MAX_MODELS = 16
 
 
 @dataclass
@@ -37,6 +41,7 @@ class Finding:
     witness: dict | None = None  # setup, actions, verdicts
     agrees: bool | None = None
     note: str = ""
+    gave_up: list = field(default_factory=list)  # player counts where the witness search gave up
 
 
 def _variants(spec, presets):
@@ -53,9 +58,10 @@ def _setting(spec, preset, overrides, value):
     return spec.ruleset(preset, {**overrides, OPTION: value})
 
 
-def _differ(ma, mb, s_a, s_b, a):
-    """Legal under one reading (order rule included), not allowed by the other's clauses."""
-    return z3.Or(z3.And(zbool(ma.legal(s_a, a)), z3.Not(zbool(mb.passes_rules(s_b, a)))),
+def _differ(ma, mb, s_a, s_b, a, legal_a):
+    """Legal under one reading (order rule included), not allowed by the other's clauses;
+    `legal_a` is ma.legal(s_a, a), the term the witness search keeps the direction with."""
+    return z3.Or(z3.And(zbool(legal_a), z3.Not(zbool(mb.passes_rules(s_b, a)))),
                  z3.And(zbool(mb.legal(s_b, a)), z3.Not(zbool(ma.passes_rules(s_a, a)))))
 
 
@@ -66,6 +72,7 @@ def compare(spec, preset, overrides, a_value, b_value, players, proved_for) -> F
     ra, rb = _setting(spec, preset, overrides, a_value), _setting(spec, preset, overrides, b_value)
     finding = Finding(preset, overrides, a_value, b_value)
     props = [p for p in properties(base) if p.scope == "state"]
+    unreached, gave_up = [], []  # player counts without a witness, and why
     for n in players:
         proved = proved_for(n)
         reset_names()  # nothing built before is used below: presets alike ask alike (check)
@@ -81,10 +88,18 @@ def compare(spec, preset, overrides, a_value, b_value, players, proved_for) -> F
         if result == z3.unsat:
             finding.equal_players.append(n)
             continue
-        witness = _witness(start)
+        witness, search = _witness(start)
         if witness is None:
-            finding.note = (f"at {n} players the clauses differ only in positions that no action "
-                            f"reaches from a position a Setup states")
+            if search.complete:  # every question asked to the end: none has a position
+                unreached.append(n)
+            else:
+                finding.gave_up.append(n)
+                gave_up.append(f"at {n} players the clauses differ, but the witness search gave "
+                               f"up after {search.models} models{search.undecided()}")
+            finding.note = "; ".join(
+                ([f"at {', '.join(map(str, unreached))} players the clauses differ only in "
+                  f"positions that no action reaches from a position a Setup states"]
+                 if unreached else []) + gave_up)
             continue
         finding.witness = witness
         finding.agrees = _interpreter_agrees(ra, rb, witness)
@@ -107,12 +122,14 @@ class _Start:
 
 
 def _witness(start: _Start):
-    """A concrete position where the readings part, at once or after one action; settled under
-    both readings, so each interpreter meets the same position. Every first action starts from
-    the comparison's state (`start`), so the models depend on what the comparison built: the
-    same whatever ran before it (check and reset_names)."""
+    """(A concrete position where the readings part, at once or after one action, or None; the
+    _Search, which says whether None is proved). The position is settled under both readings,
+    so each interpreter meets the same one. Every first action starts from the comparison's
+    state (`start`), so the models depend on what the comparison built: the same whatever ran
+    before it (check and reset_names)."""
     mp, ma, mb, ra, rb, n = start.mp, start.ma, start.mb, start.ra, start.rb, start.n
     s0, sa0, sb0 = start.s, start.sa, start.sb
+    search = _Search(mp, s0, [sa0, sb0])
     base = start.facts + [mp.expressible(s0), ma.settled(sa0), mb.settled(sb0)]
     for first in (None, "transfer", "cover", "throw", "attack"):
         cons = list(base)
@@ -131,19 +148,57 @@ def _witness(start: _Start):
             a = SymAction.fresh(kind, mp.nranks, mp.nsuits)
             if first is not None:
                 extra = [z3.Or(a.card.rank != b.card.rank, a.card.suit != b.card.suit)]
-            query = cons + extra + [_differ(ma, mb, sa, sb, a)] + mp.side + ma.side + mb.side
-            result, model = check(query)
+            legal_a = ma.legal(sa, a)
+            query = cons + extra + [_differ(ma, mb, sa, sb, a, legal_a)] + mp.side + ma.side + mb.side
+            found = search.ask(query, legal_a, steps + [Step(a)])
+            if found is not None:
+                position, allowed = found
+                verdicts = {ra.options[OPTION]: allowed, rb.options[OPTION]: not allowed}
+                return {"setup": position.setup, "actions": position.actions, "players": n,
+                        "z3": verdicts}, search
+    return None, search
+
+
+class _Search:
+    """The models the witness search asked for and whether its "none" is proved: per question,
+    a model whose counts no real cards fill is excluded (Cards.block) and z3 asked again, up to
+    MAX_MODELS models; the question is exhausted when z3 finds no model left (unsat)."""
+
+    def __init__(self, mp, s0, views):
+        self.mp, self.s0, self.views = mp, s0, views
+        self.models = 0
+        self.unknown = 0  # questions and card problems z3 left undecided (its time limit)
+        self.complete = True  # every question exhausted, every card problem proved unsat
+
+    def ask(self, query: list, legal_a, steps: list[Step]):
+        """(Position, whether reading a allows the last action) for a model of `query`, or None."""
+        blocks = []
+        for _ in range(MAX_MODELS):
+            result, model = check(query + blocks)
             if result != z3.sat:
-                continue
-            legal_a = value(model, ma.legal(sa, a))  # keep the direction the model found
-            query.append(zbool(ma.legal(sa, a)) == legal_a)
-            position = realize(mp, model, s0, steps + [Step(a)], query, views=[sa0, sb0])
-            if position is None:
-                continue
-            verdicts = {ra.options[OPTION]: legal_a, rb.options[OPTION]: not legal_a}
-            return {"setup": position.setup, "actions": position.actions, "players": n,
-                    "z3": verdicts}
-    return None
+                self._undecided(result)
+                return None
+            self.models += 1
+            legal = value(model, legal_a)  # keep the direction the model found
+            held = [zbool(legal_a) == legal]
+            cards = Cards(self.mp, model, self.s0, steps, query + blocks + held, self.views)
+            position = cards.solve()
+            if position is not None:
+                return position, legal
+            self._undecided(cards.result)
+            # the block holds the direction: a model of the other one asks another card problem
+            blocks.append(z3.Or(cards.block(), zbool(legal_a) != legal))
+        self.complete = False
+        return None
+
+    def _undecided(self, result) -> None:
+        if result != z3.unsat:
+            self.complete = False
+            self.unknown += 1
+
+    def undecided(self) -> str:
+        """What the search could not decide, for its note (none: "")."""
+        return f" and {self.unknown} question(s) z3 left undecided" if self.unknown else ""
 
 
 def _interpreter_agrees(ra, rb, witness) -> bool:
@@ -199,15 +254,19 @@ def render_equivalences(console, findings: list[Finding]) -> None:
     for f in findings:
         label = f.preset + "".join(f" {k}={v}" for k, v in f.overrides.items())
         if f.witness is None:
-            extra = f"; {f.note}" if f.note else ""
-            console.print(f"  {label}: {f.a} = {f.b}: the same attacks and throws are legal, "
-                          f"players {', '.join(map(str, f.equal_players))} (proved){extra}",
+            said = ([f"the same attacks and throws are legal, players "
+                     f"{', '.join(map(str, f.equal_players))} (proved)"] if f.equal_players else [])
+            said += [f.note] if f.note else []
+            # "=" only where every player count is proved equal or without a reachable difference
+            console.print(f"  {label}: {f.a} {'and' if f.gave_up else '='} {f.b}: {'; '.join(said)}",
                           highlight=False)
             continue
         w = f.witness
         verdict = "the interpreter agrees" if f.agrees else "[red]the interpreter disagrees[/red]"
         same = f" (equal at {', '.join(map(str, f.equal_players))} players)" if f.equal_players else ""
         console.print(f"  {label}: {f.a} ≠ {f.b} at {w['players']} players{same}:", highlight=False)
+        if f.note:  # fewer players, where no witness was found
+            console.print(f"    {f.note}", highlight=False)
         console.print(f"    position {json.dumps(w['setup'])}", highlight=False, soft_wrap=True)
         z3_says = ", ".join(f"{k}: {'legal' if v else 'illegal'}" for k, v in w["z3"].items())
         seen = ", ".join(f"{k}: {'legal' if v is True else 'rejected by ' + str(v)}"

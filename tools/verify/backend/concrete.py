@@ -20,7 +20,7 @@ from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.lang import CARD
 from durak_spec.tools.verify.backend.state import SymAction, SymState
 from durak_spec.tools.verify.backend.translate import Translator
-from durak_spec.tools.verify.backend.values import Card, V, simp, solve_apart, zbool, zint
+from durak_spec.tools.verify.backend.values import Card, V, is_const, simp, solve_apart, zbool, zint
 
 PAIR_NAMES = {"card", "target", "trump_suit", "players", "deck_size"}
 TIMEOUT_MS = 30000
@@ -180,11 +180,26 @@ class Cards:
         return out
 
     def solve(self) -> Position | None:
-        result, model = solve_apart([zbool(x) for x in self.query + self.constraints()],
-                                    TIMEOUT_MS)
-        if result != z3.sat:
+        """The position, or None when no cards fit (`result` says whether z3 proved that: unsat,
+        or gave up: unknown)."""
+        self.result, model = solve_apart([zbool(x) for x in self.query + self.constraints()],
+                                         TIMEOUT_MS)
+        if self.result != z3.sat:
             return None
         return self._position(model)
+
+    def block(self) -> z3.BoolRef:
+        """After solve() found no cards: a constraint excluding the models of the same query
+        whose card problem holds this one's constraints, so has no cards either when z3 proved
+        this one has none (result unsat). Those are the models with this model's counts and,
+        where a card lies hidden under the turn-up here, this model's hidden flag, trump and
+        hidden suit; no others. A model with these counts and no hidden card, where this one
+        has one, stays: its card problem lacks the hidden card's constraints."""
+        fixed = list(self.fixed)
+        if self.hidden:
+            fixed.append((self.s0.f["hidden"], True))
+        eqs = [zbool(t) == v for t, v in fixed if not is_const(simp(t))]
+        return z3.Not(z3.And(eqs)) if eqs else z3.BoolVal(False)
 
     def _position(self, model) -> Position:
         cards, n, f = self.deck.cards, self.n, self.s0.f
