@@ -120,8 +120,10 @@ def test_play_out_plays_the_game_apply_action_plays(spec, preset, players):
 
 def test_the_generated_play_loop_plays_the_games_apply_action_plays(spec):
     """Once a ruleset's step is compiled, Game.play_out runs the generated `play` (the step's
-    body in a loop): every preset at every player count it seats plays the same games as
-    apply_action, one action at a time, to the same end."""
+    body in a loop, its locals kept from one step to the next): every preset at every player
+    count it seats plays the same games as apply_action, one action at a time, to the same end,
+    drawing as random.choice does (ruleset.py DRAW), and hands a chooser of its own the very
+    actions apply_action lists, at every step."""
     for preset in spec.presets:
         rs = spec.ruleset(preset)
         lo, hi = rs.player_limits
@@ -129,12 +131,16 @@ def test_the_generated_play_loop_plays_the_games_apply_action_plays(spec):
             rs.program(players)  # compiled: play_out runs it once the game's first step has
             for seed in range(3):
                 one, two = Game.from_seed(rs, players, seed), Game.from_seed(rs, players, seed)
-                choice = random.Random(seed).choice
+                choice, listed = random.Random(seed).choice, []
                 while not one.is_terminal() and one.state.steps < 5000:
-                    one.apply_action(choice(one.legal_actions()))
+                    listed.append(one.legal_actions())
+                    one.apply_action(choice(listed[-1]))
                 two.play_out(random.Random(seed).choice, 5000)
                 assert state_json(two.state) == state_json(one.state), (preset, players, seed)
                 assert two.legal_actions() == one.legal_actions() and two.returns() == one.returns()
+                three, seen, choice = Game.from_seed(rs, players, seed), [], random.Random(seed).choice
+                three.play_out(lambda legal: seen.append(list(legal)) or choice(legal), 5000)
+                assert seen == listed, (preset, players, seed)
 
 
 def test_a_failure_in_the_generated_play_loop_keeps_the_actions_legal_before_it(spec, monkeypatch):
