@@ -39,7 +39,13 @@ from durak_spec.reference_impl.diagnose import (
 )
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import Game, Setup
-from durak_spec.reference_impl.notation import comparable_field, protocol_state
+from durak_spec.reference_impl.notation import (
+    comparable_field,
+    protocol_state,
+    record_is,
+    record_state,
+    state_record,
+)
 from durak_spec.reference_impl.ruleset import draws_like_choice
 from durak_spec.reference_impl.simulate import STEP_LIMIT
 from durak_spec.reference_impl.state import Action, action_text
@@ -244,11 +250,21 @@ class Planned:
     text: str
     accept: bool
     rule: str = ""                # the rule that refuses it, for a probe
-    view: dict | None = None      # the reference's state after it (when the engine shows state)
+    # the reference's state after it (when the engine shows state): notation.state_record's
+    # record, made into the protocol's dict (`view`) only where wanted (want())
+    record: tuple | None = None
+    view: dict | None = None
     legal: set | None = None      # the reference's legal set after it (when the engine lists it)
     listed: list | None = None    # ... as the reference lists it (its texts in the legal order)
     extra: tuple = ()             # a one-move opening's further cards: throws by the opener
     dropped: int = 0              # steps of a script left out before it (the model has no room)
+
+    def want(self) -> dict:
+        """The reference's state after it as _check_state compares it (engine.comparable)."""
+        if self.view is None:
+            view = record_state(self.record)
+            self.view = comparable(view) if view["finished"] else view
+        return self.view
 
 
 @dataclass
@@ -497,8 +513,7 @@ class Lockstep:
                     if probe is not None:  # sent first: the opening with a card it may not hold
                         plan.append(probe)
                 if state:
-                    view = protocol_state(g.state)
-                    p.view = comparable(view) if view["finished"] else view
+                    p.record = state_record(g.state)
                 legal = sendable(g)
                 if legal_level:
                     listed = []  # (a plain loop: cheaper than map in C)
@@ -1055,14 +1070,14 @@ class Lockstep:
                 keep = self._keep(keep, seg, p.text, False)
                 continue
             done.append(p.text)
-            if state and (e.get("state") != p.view or not _as_given(e["state"], p.view)) and \
-                    not _over_alike(e.get("state"), p.view):
+            if state and not record_is(e.get("state"), p.record) and \
+                    not _over_alike(e.get("state"), p.want()):
                 keep = None
                 listed = e.get("legal") if legal and isinstance(e.get("legal"), list) else None
                 if listed is not None and not self._canonical:
                     listed = sorted(self._completed(self._game_at(checkpoints, plan, j + 1, cursor),
                                                     {" ".join(str(a).split()) for a in listed}))
-                if not self._check_state(p.view, e.get("state"), p.action, seg, _done(done),
+                if not self._check_state(p.want(), e.get("state"), p.action, seg, _done(done),
                                          listed):
                     self.agree = None
                     if not fixed:

@@ -3,6 +3,7 @@ round trips, and the errors for text that is not a card or an action."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -162,3 +163,75 @@ def test_the_protocol_state_is_the_state_s_json_and_every_answer_is_the_caller_s
                 pair.append("XX")
             assert protocol_state(g.state)["hands"] == full["hands"]
             assert protocol_state(g.state)["table"] == full["table"]
+
+
+def _loosely_equal_others(view: dict):
+    """Copies of `view` with one number or truth value (inside the lists too) replaced by one
+    Python finds equal: 0 or 1 for a truth value, a truth value for 0 or 1, n.0 for n."""
+    for key, value in view.items():
+        for index, x in enumerate(value) if isinstance(value, list) else [(None, value)]:
+            if type(x) not in (bool, int):
+                continue
+            for other in [int(x), float(x)] if type(x) is bool else \
+                    [float(x)] + ([bool(x)] if x in (0, 1) else []):
+                copy = json.loads(json.dumps(view))
+                if index is None:
+                    copy[key] = other
+                else:
+                    copy[key][index] = other
+                yield copy
+
+
+def _other_states(view: dict):
+    """Copies of `view` that differ from it as Python compares too: a field left out or added,
+    a card, a pair, a list as another kind of sequence."""
+    yield {k: v for k, v in view.items() if k != "fool"}
+    yield {**view, "redeal": False}
+    yield {**view, "trump": view["trump"] + " "}
+    yield {**view, "hands": [h[:-1] for h in view["hands"]]}
+    yield {**view, "hands": [tuple(h) for h in view["hands"]]}
+    yield {**view, "table": [[a, d] for d, a in view["table"]]}
+    yield {**view, "table": [tuple(p) for p in view["table"]]}
+    yield {**view, "out": view["out"] + [0]}
+    yield {**view, "hand_sizes": view["hand_sizes"][:-1]}
+
+
+def test_a_state_record_is_the_protocol_state_and_an_engine_state_is_it_only_exactly():
+    """notation.state_record keeps what protocol_state reads, however the game goes on:
+    record_state makes protocol_state's dict of it; record_is holds for that dict read back from
+    JSON (its keys in any order) before the end, and for no state that differs from it, were it
+    only as JSON does (0 for false, a truth value for 0 or 1, 6.0 for 6, in a list or not)."""
+    from durak_spec.reference_impl.game import Setup
+    from durak_spec.reference_impl.notation import (
+        protocol_state,
+        record_is,
+        record_state,
+        state_record,
+    )
+
+    counted = {"loose": 0, "other": 0, "out": 0, "table": 0}
+    for preset, players in (("podkidnoy", 2), ("perevodnoy", 4), ("podkidnoy", 6)):
+        rs = shipped_spec().ruleset(preset)
+        rng = random.Random(players)
+        g = Game(rs, Setup.deal(rs, players, players))
+        kept = []
+        while True:
+            kept.append((state_record(g.state), protocol_state(g.state)))
+            if g.is_terminal():
+                break
+            g.apply_action(rng.choice(g.legal_actions()))
+        for record, view in kept:  # the game has gone on since each was made
+            assert record_state(record) == view
+            again = json.loads(json.dumps(dict(reversed(view.items()))))
+            assert record_is(again, record) is not view["finished"]
+            assert not record_is(view["hands"], record)
+            for other in _loosely_equal_others(view):
+                assert other == view and not record_is(other, record)
+                counted["loose"] += 1
+            for other in _other_states(view):
+                if other != view:  # (an empty table or hand stays as it is)
+                    assert not record_is(other, record)
+                    counted["other"] += 1
+            counted["out"] += bool(view["out"]) and not view["finished"]
+            counted["table"] += any(d is not None for _, d in view["table"])
+    assert all(counted.values()), counted
