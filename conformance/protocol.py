@@ -116,8 +116,9 @@ _PLAIN = {
     "legal": lambda r: type(r) is dict and type(r.get("actions")) is list
     and all(type(a) is str and _ACTION.match(a) for a in r["actions"]),
     "state": lambda r: type(r) is dict and _plain_state(r.get("state")),
-    # step: the entries' state and legal are checked by the fuzzer only when they differ from the
-    # reference's (an answer equal to the reference's is valid by construction)
+    # step: the fuzzer checks an entry's state and legal against the schema wherever it cannot
+    # prove them the reference's own: a state equal to it with the reference's own numbers and
+    # truth values (notation.record_is: not 0 for false), a legal list of its texts
     "step": lambda r: type(r) is dict and type(r.get("steps")) is list and _plain_steps(r["steps"]),
     "start": lambda r: type(r) is dict,
     "stop": lambda r: type(r) is dict,
