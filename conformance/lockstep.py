@@ -629,7 +629,7 @@ class Lockstep:
                 if problem:
                     self._report("error", "", None, "a valid result", reply.value,
                                  f"the engine's answer to {cmd} at the start is out of protocol: "
-                                 f"{problem}", seg, [], token=f"{cmd}-protocol")
+                                 f"{problem}", seg, [], token=f"{cmd}-protocol", problem=problem)
                     return False
             k = 1
             if self.state_level:
@@ -712,14 +712,15 @@ class Lockstep:
     # -- judging -------------------------------------------------------------------------------
     def _report(self, kind, rule, action: Action | None, want, have, message, seg: _Segment,
                 steps: list, token: str = "", texts=(), finished=None, alternatives=(),
-                listed=None, besides_of: str = "") -> None:
+                listed=None, besides_of: str = "", problem: str = "") -> None:
         """Report one occurrence. The witness is built only when the campaign wants it: a new
         signature, or a shorter witness of a known one. An engine error's `token` (what it
         answered, to which command) and its message's digest stand in its signature for the rule
-        it has not."""
+        it has not: the digest of `problem` where given, what is wrong without where it showed
+        (an answer out of protocol after any action is one divergence, not one per card)."""
         shape = shape_of(action) if kind != "error" or action is not None else "step"
         if kind == "error" and token:
-            shape = f"{token}#{error_key(message)}"
+            shape = f"{token}#{error_key(problem or message)}"
         sig = self.reported = signature(kind, rule, shape)
         prior = self.since_sync
         self.pending.add(sig)
@@ -748,7 +749,8 @@ class Lockstep:
         problem = check_result("state", {"state": have})
         if problem:
             self._report("error", "", action, "a valid state", have,
-                         f"state {where}: {problem}", seg, steps, token="state-protocol")
+                         f"state {where}: {problem}", seg, steps, token="state-protocol",
+                         problem=problem)
             return False
         for key in STATE_ORDER:
             if key in want and key in have and \
