@@ -73,9 +73,23 @@ def thin_states(entries: list) -> list:
         if not isinstance(full, dict):
             continue
         if prev is not None:
-            entry["state"] = {k: v for k, v in full.items() if k not in prev or prev[k] != v}
+            entry["state"] = {k: v for k, v in full.items()
+                              if k not in prev or not same_json(prev[k], v)}
         prev = full
     return entries
+
+
+def same_json(a, b) -> bool:
+    """Whether a and b are the same JSON value, not only equal to Python (0 == False, 6.0 == 6,
+    [0] == [False]): a field thinned from a state because it equals the last one would hide an
+    engine's change from false to 0, which the fuzzer reports as out of protocol."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is list:
+        return len(a) == len(b) and all(map(same_json, a, b))
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(same_json(v, b[k]) for k, v in a.items())
+    return a == b
 
 
 def comparable(view: dict) -> dict:

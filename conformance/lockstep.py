@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from operator import attrgetter, is_
+from operator import attrgetter
 
 from durak_spec.conformance.actionmodel import ActionModel, atomic_texts, multi_card_openings
 from durak_spec.conformance.coverage import ClauseCoverage
-from durak_spec.conformance.engine import comparable, state_view
+from durak_spec.conformance.engine import comparable, same_json, state_view
 from durak_spec.conformance.problems import error_key
 from durak_spec.conformance.protocol import check_result, reads_named_suits
 from durak_spec.conformance.transport import Adapter, EngineFault
@@ -193,28 +193,6 @@ def _split(g: Game, want: set, have: set) -> dict:
     for text in sorted(have - want) + sorted(want - have):
         out.setdefault(group_of(g, text, want), ([], []))[text in want].append(text)
     return out
-
-
-def _as_given(have: dict, want: dict) -> bool:
-    """Given have == want, whether the engine's state `have` is the reference's view `want` in
-    JSON too: Python finds 0 == False, 1 == True and 6.0 == 6, inside lists too, where the
-    protocol's schema may not (0 for false is out of protocol). Proved cheaply, by identity: each
-    number and truth value of `have` is the reference's own object (False and True are unique,
-    CPython keeps one object per small integer and json.loads returns it); the rest of a state
-    before the end is text, null (the fool) and lists of them, which equal only their like. False
-    for a finished game's state (its fool and redeal are not looked at) and any it does not prove:
-    the caller holds those to the schema, so this decides how soon an answer is taken, never
-    whether."""
-    try:
-        return (have["finished"] is False
-                and have["taking"] is want["taking"] and have["attacker"] is want["attacker"]
-                and have["defender"] is want["defender"]
-                and have["talon_count"] is want["talon_count"]
-                and have["discard_count"] is want["discard_count"]
-                and all(map(is_, have["hand_sizes"], want["hand_sizes"]))
-                and (not want["out"] or all(map(is_, have["out"], want["out"]))))
-    except (KeyError, TypeError):  # an in-process engine's object that equals a dict, not one
-        return False
 
 
 def _over_alike(have, want: dict) -> bool:
@@ -743,7 +721,7 @@ class Lockstep:
         engine's legal set after the step, when it lists one: where the bout is over on one side
         only, what the engine still allows there says which rule keeps it open (a player who
         passed and may still add), not only the rule that ends it."""
-        if have == want and _as_given(have, want):
+        if same_json(have, want):  # (not only equal: 0 == False, 6.0 == 6)
             return True
         where = f"after {text_of(action)}" if action is not None else "at the start"
         problem = check_result("state", {"state": have})

@@ -268,11 +268,11 @@ def _loosely_equal_others(view: dict):
 
 
 def test_a_state_is_taken_as_given_only_when_it_is_the_reference_s_as_json(spec):
-    """lockstep._as_given (the fuzzer's cheap proof that an equal state is the reference's in JSON
-    too) holds for the reference's states read back from JSON, their keys in any order, and for
-    none that differs from it in one number or truth value's type only, inside a list or not;
-    never for a finished game's state (its fool and redeal: held to the schema instead)."""
-    from durak_spec.conformance.lockstep import _as_given
+    """engine.same_json (how the fuzzer's _check_state and a delta answer tell a state the
+    reference's in JSON too, not only equal to it) holds for the reference's states read back
+    from JSON, their keys in any order, and for none that differs from it in one number or truth
+    value's type only, inside a list or not."""
+    from durak_spec.conformance.engine import same_json
     from durak_spec.reference_impl.notation import protocol_state
 
     rs = spec.ruleset("podkidnoy")
@@ -281,9 +281,9 @@ def test_a_state_is_taken_as_given_only_when_it_is_the_reference_s_as_json(spec)
     while True:
         view = protocol_state(g.state)
         again = json.loads(json.dumps(dict(reversed(view.items()))))
-        assert again == view and _as_given(again, view) is not view["finished"]
+        assert again == view and same_json(again, view)
         for other in _loosely_equal_others(view):
-            assert other == view and not _as_given(other, view)
+            assert other == view and not same_json(other, view)
             loose += 1
         outs += bool(view["out"]) and not view["finished"]
         if g.is_terminal():

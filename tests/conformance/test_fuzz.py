@@ -560,6 +560,21 @@ def test_delta_states_are_judged_as_whole_states(spec, tmp_path):
     assert seen[0] == seen[1] and any(s.startswith("state.") for s, _ in seen[0])
 
 
+def test_a_delta_state_keeps_a_field_that_changes_only_its_json_type():
+    """thin_states drops a field equal to the last state's; Python finds false equal to 0 and
+    6 to 6.0, so a field turning from false to 0 (or a size from 6 to 6.0, in a list) must stay
+    in the delta, or the engine's out-of-protocol answer never reaches the fuzzer."""
+    from durak_spec.conformance.engine import thin_states
+
+    base = {"taking": False, "hand_sizes": [6, 6], "fool": None, "table": [["6S", None]]}
+    changed = [{"taking": 0}, {"hand_sizes": [6, 6.0]}, {"table": [["6S", False]]},
+               {"fool": False}]
+    for change in changed:
+        thin = thin_states([{"state": dict(base)}, {"state": {**base, **change}}])
+        assert thin[1]["state"] == change, change
+    assert thin_states([{"state": dict(base)}, {"state": dict(base)}])[1]["state"] == {}
+
+
 def _cli(*args):
     result = CliRunner().invoke(cli, ["fuzz", *map(str, args)])
     assert "Traceback" not in result.output, result.output
