@@ -16,6 +16,7 @@ import subprocess
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
 
 import jsonschema
 import pytest
@@ -32,7 +33,7 @@ from durak_spec.reference_impl.game import Game, Setup
 from durak_spec.reference_impl.lang import SEAT, STR
 from durak_spec.reference_impl.primitives import PRIMITIVES
 from durak_spec.reference_impl.ruleset import SEAT_DECISIONS
-from durak_spec.tools.verify import equiv
+from durak_spec.tools.verify import boundary, cex, equiv, models
 from durak_spec.tools.verify.backend import machine
 from durak_spec.tools.verify.backend.concrete import Cards, realize, replay
 from durak_spec.tools.verify.backend.machine import PRIMITIVES as SYMBOLIC
@@ -555,7 +556,7 @@ def test_the_literal_reading_differs_and_the_interpreter_agrees(spec):
     assert found.witness["interpreter"]["total_le_current"] == "limits.total_le_hand"
 
 
-class _Refusing(equiv.Cards):
+class _Refusing(Cards):
     """Real cards for a model, except for the counts (hands, talon, table) in `refused`: the
     first model the search asks cards for is refused, and with `every`, every model."""
 
@@ -573,14 +574,14 @@ def test_a_model_no_cards_fill_is_excluded_and_z3_asked_again_in_the_same_questi
         spec, monkeypatch):
     """Whether a player count gets a witness must not depend on which model z3 returns first:
     where real cards fill no position with the first model's counts, the witness search
-    excludes those counts and asks the same question again (equiv._Search). It used to move on
+    excludes those counts and asks the same question again (models.Search). It used to move on
     to the next question: a witness after a first action, or none."""
     ruleset = spec.ruleset("podkidnoy")
     proved = Induction(ruleset, 2, properties(ruleset)).houdini()[0]
     plain = compare(spec, "podkidnoy", {}, "start_of_bout", "total_le_current", [2], lambda n: proved)
     assert len(plain.witness["actions"]) == 1  # found at once, without a first action
     monkeypatch.setattr(_Refusing, "refused", [])
-    monkeypatch.setattr(equiv, "Cards", _Refusing)
+    monkeypatch.setattr(models, "Cards", _Refusing)
     found = compare(spec, "podkidnoy", {}, "start_of_bout", "total_le_current", [2], lambda n: proved)
     assert len(_Refusing.refused) == 1 and found.witness is not None and found.agrees is True
     assert len(found.witness["actions"]) == 1  # the same question, another model
@@ -599,7 +600,7 @@ def test_a_witness_search_that_runs_out_of_models_says_it_gave_up_not_that_none_
     proved = Induction(ruleset, 2, properties(ruleset)).houdini()[0]
     monkeypatch.setattr(_Refusing, "refused", [])
     monkeypatch.setattr(_Refusing, "every", True)
-    monkeypatch.setattr(equiv, "Cards", _Refusing)
+    monkeypatch.setattr(models, "Cards", _Refusing)
     monkeypatch.setattr(equiv, "MAX_MODELS", 2)
     found = compare(spec, "podkidnoy", {}, "start_of_bout", "total_le_current", [2], lambda n: proved)
     assert found.witness is None and len(_Refusing.refused) >= 2
@@ -610,7 +611,7 @@ def test_a_witness_search_that_runs_out_of_models_says_it_gave_up_not_that_none_
     assert f"start_of_bout and total_le_current: {found.note}" in shown.getvalue()
     passport = spec.ruleset("perevodnoy_passport")
     proved = Induction(passport, 2, properties(passport)).houdini()[0]
-    monkeypatch.setattr(equiv, "Cards", Cards)
+    monkeypatch.setattr(models, "Cards", Cards)
     found = compare(spec, "perevodnoy_passport", {}, "start_of_bout", "unbeaten_le_current", [2],
                     lambda n: proved)
     assert found.witness is None and found.note == ("at 2 players the clauses differ only in "
@@ -645,15 +646,15 @@ def test_the_witness_search_asks_over_the_comparisons_state_each_first_action_ap
     ruleset = spec.ruleset(preset, overrides)
     proved = Induction(ruleset, 2, properties(ruleset)).houdini()[0]
     asked, starts = [], []
-    real_witness, real_check = equiv._witness, equiv.check
+    real_witness, real_check = equiv._witness, models.check
 
-    def witness(start):
+    def witness(start):  # its questions reach z3 through the model search (models.Search)
         starts.append(start)
-        monkeypatch.setattr(equiv, "check", lambda q: asked.append(q) or real_check(q))
+        monkeypatch.setattr(models, "check", lambda q: asked.append(q) or real_check(q))
         try:
             return real_witness(start)
         finally:
-            monkeypatch.setattr(equiv, "check", real_check)
+            monkeypatch.setattr(models, "check", real_check)
     monkeypatch.setattr(equiv, "_witness", witness)
     found = compare(spec, preset, overrides, "start_of_bout", b, [2], lambda n: proved)
     assert (found.agrees is True if parts else found.witness is None and found.note)
@@ -834,10 +835,10 @@ def test_a_position_z3_finds_with_a_hidden_card_is_written_with_it_and_replays(s
 
 
 def test_a_models_block_excludes_its_counts_and_its_hidden_card_and_nothing_else(spec):
-    """Cards.block, which the witness search adds when no cards fill a model: the models with
-    that model's counts (and, where it lays a card hidden under the turn-up, that card's trump
-    and suit), whose card problems hold the same constraints; a model with the same counts and
-    no hidden card asks a card problem without the hidden card's constraints and stays."""
+    """Cards.block, which the model search (models.Search) adds when no cards fill a model: the
+    models with that model's counts and hidden flag (and, where it lays a card hidden under the
+    turn-up, that card's trump and suit), whose card problems hold the same constraints; a
+    model with the same counts and the other hidden flag asks another card problem and stays."""
     rs = spec.ruleset("changeable_trump")
     m = Machine(rs, 2)
     s0 = SymState.fresh(m)
@@ -857,11 +858,116 @@ def test_a_models_block_excludes_its_counts_and_its_hidden_card_and_nothing_else
         solver.add(base + list(extra))
         return solver.check() == z3.sat
     hidden = model(zbool(f["hidden"]))
-    block = equiv.Cards(m, hidden, s0, [], query).block()
+    block = Cards(m, hidden, s0, [], query).block()
     same = [x == hidden.eval(x, model_completion=True) for x in (f["trump"], f["hidden_trump"])]
     assert not possible(block, zbool(f["hidden"]), *same)
     assert possible(block, z3.Not(zbool(f["hidden"])), *same)
     assert possible(block, zbool(f["hidden"]), z3.Not(z3.And(same)))
     plain = model(z3.Not(zbool(f["hidden"])))
-    block = equiv.Cards(m, plain, s0, [], query).block()
-    assert not possible(block) and possible(z3.Not(block))
+    block = Cards(m, plain, s0, [], query).block()
+    assert not possible(block, z3.Not(zbool(f["hidden"]))) and possible(block, zbool(f["hidden"]))
+
+
+def test_the_card_problem_keeps_the_hidden_flag_so_the_position_is_its_models(spec):
+    """Cards._position writes the hidden card from the card problem's model, whose hidden flag
+    (and trump and hidden suit, with a hidden card) is the first model's: the cards are laid for
+    it. The flag used to be free there: a model of the card problem could lack the hidden card
+    the position wrote, or have one it did not write."""
+    rs = spec.ruleset("changeable_trump")
+    m = Machine(rs, 2)
+    s0 = SymState.fresh(m)
+    f = s0.f
+    query = [m.well_formed(s0), m.expressible(s0), m.settled(s0), zint(f["talon"]) == 5,
+             zint(f["A"]) == 0, zint(f["hand"][0]) == 6, zint(f["hand"][1]) == 6] + m.side
+    for flag in (True, False):
+        solver = z3.Solver()
+        solver.add([zbool(q) for q in query] + [zbool(f["hidden"]) == flag])
+        assert solver.check() == z3.sat
+        cards = Cards(m, solver.model(), s0, [], query)
+        problem = [zbool(x) for x in query + cards.constraints()]
+        other = z3.Solver()
+        other.add(problem + [zbool(f["hidden"]) != flag])
+        assert other.check() == z3.unsat  # sat without the flag in Cards.fixed
+        position = cards.solve()
+        assert ("hidden" in position.setup) == flag
+        game, why = replay(rs, position)
+        assert game is not None, why
+        assert (game.state.hidden_card is not None) == flag
+
+
+def _pinned(spec, preset="changeable_trump"):
+    """The preset at 2 players: a legal attack from a position with its counts pinned (hands 6
+    and 6, talon 5, empty table); under changeable_trump a card may lie hidden under the turn-up."""
+    rs = spec.ruleset(preset)
+    m = Machine(rs, 2)
+    s0 = SymState.fresh(m, "pin")
+    a = SymAction.fresh("attack", m.nranks, m.nsuits)
+    f = s0.f
+    query = [m.well_formed(s0), m.expressible(s0), m.settled(s0), m.legal(s0, a),
+             zint(f["talon"]) == 5, zint(f["A"]) == 0, zint(f["hand"][0]) == 6,
+             zint(f["hand"][1]) == 6] + m.side
+    return rs, m, s0, a, query
+
+
+def _search_through(which, monkeypatch, rs, m, s0, a, query):
+    """The position the counterexample or boundary search returns for `query`, every position
+    it meets accepted (the interpreter's say is not the point here)."""
+    if which == "cex":
+        monkeypatch.setattr(cex, "_composite", lambda *args, **kw: iter([("attack", s0, a, None, query)]))
+        monkeypatch.setattr(cex, "confirm", lambda ruleset, prop, position: ({}, []))
+        ind = SimpleNamespace(m=m, n=2, ruleset=rs)
+        found, _ = cex.find_counterexample(ind, "changeable_trump", SimpleNamespace(id="p"), "attack", set())
+        return None if found is None else found.position
+    monkeypatch.setattr(boundary, "_verdict", lambda ruleset, setup, action: ("accept", ""))
+    monkeypatch.setattr(boundary, "_reachable", lambda ruleset, setup, action: True)
+    return boundary._attempt(rs, SimpleNamespace(id="r"), "accept", models.Search(boundary.ATTEMPTS),
+                             m, query, s0, a)
+
+
+@pytest.mark.parametrize("which", ["cex", "boundary"])
+def test_a_model_no_cards_fill_excludes_its_hidden_flag_too_in_the_cex_and_boundary_search(
+        spec, monkeypatch, which):
+    """The counterexample and boundary searches exclude a model no cards fill as the witness
+    search does (models.Search, Cards.block): its counts and hidden flag, not its counts alone,
+    which also excluded the same counts with the other flag, a card problem of its own that may
+    have cards. Here every model has the same counts and the first gets no cards: the search
+    must come back with the other flag (it used to come back with nothing)."""
+    rs, m, s0, a, query = _pinned(spec)
+    solve, refused = Cards.solve, []
+
+    def first_refused(self):
+        if not refused:
+            refused.append(self.hidden)
+            self.result = z3.unsat
+            return None
+        return solve(self)
+    monkeypatch.setattr(Cards, "solve", first_refused)
+    position = _search_through(which, monkeypatch, rs, m, s0, a, query)
+    assert len(refused) == 1 and position is not None
+    setup = position.setup
+    assert [len(h) for h in setup["hands"]] == [6, 6] and len(setup["talon"]) == 5
+    assert ("hidden" in setup) != refused[0]
+
+
+def test_the_cex_search_says_where_it_gave_up(spec, monkeypatch):
+    """A counterexample search whose models all get no cards is not a proof that no position a
+    Setup states breaks the property: its Search says it gave up (run.py writes the player count
+    in the cell's gave_up and the note says so), at its bound or where the interpreter refused a
+    position; one whose question has no model left is."""
+    rs, m, s0, a, query = _pinned(spec)
+    monkeypatch.setattr(cex, "_composite", lambda *args, **kw: iter([("attack", s0, a, None, query)]))
+    monkeypatch.setattr(cex, "confirm", lambda ruleset, prop, position: None)  # refuses each
+    ind = SimpleNamespace(m=m, n=2, ruleset=rs)
+    found, search = cex.find_counterexample(ind, "changeable_trump", SimpleNamespace(id="p"), "attack", set())
+    assert found is None and not search.complete and search.models == cex.ATTEMPTS
+    assert search.gave_up() == f"gave up after {cex.ATTEMPTS} models ({cex.ATTEMPTS} position(s) refused)"
+    rs, m, s0, a, query = _pinned(spec, "podkidnoy")  # no hidden card: one model of these counts
+    ind = SimpleNamespace(m=m, n=2, ruleset=rs)
+    monkeypatch.setattr(cex, "_composite", lambda *args, **kw: iter([("attack", s0, a, None, query)]))
+    found, search = cex.find_counterexample(ind, "podkidnoy", SimpleNamespace(id="p"), "attack", set())
+    assert found is None and search.models == 1 and not search.complete
+    assert search.gave_up() == "gave up after 1 models (1 position(s) refused)"
+    monkeypatch.setattr(cex, "_composite", lambda *args, **kw: iter(
+        [("attack", s0, a, None, query + [zint(s0.f["talon"]) == 4])]))
+    found, search = cex.find_counterexample(ind, "changeable_trump", SimpleNamespace(id="p"), "attack", set())
+    assert found is None and search.complete and search.models == 0 and search.gave_up() == ""

@@ -27,16 +27,17 @@ from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import POSITION_FIELDS
 from durak_spec.reference_impl.lang import CMP_OPS
 from durak_spec.reference_impl.spec import load_spec
-from durak_spec.tools.verify.backend.concrete import Position, Step, realize, replay
+from durak_spec.tools.verify.backend.concrete import Position, Step, replay
 from durak_spec.tools.verify.backend.machine import Machine
 from durak_spec.tools.verify.backend.state import SymAction, SymState, reset_names
 from durak_spec.tools.verify.backend.translate import Translator, parse
 from durak_spec.tools.verify.backend.values import PY_CMP, tight, zbool
 from durak_spec.tools.verify.cases import clear, write_case
-from durak_spec.tools.verify.invariants import check, properties
+from durak_spec.tools.verify.invariants import properties
+from durak_spec.tools.verify.models import Search
 
 SUBDIR = "generated/boundary"
-ATTEMPTS = 24  # z3 models tried per query; positions no deal reaches are refused too
+ATTEMPTS = 24  # z3 models tried per query (models.Search); positions no deal reaches are refused too
 
 
 @dataclass
@@ -178,22 +179,13 @@ def folded_text(node, ruleset) -> str:
     return ast.unparse(_Fold(ruleset.options, ruleset.spec.definitions).visit(copy.deepcopy(node)))
 
 
-def _attempt(ruleset, rule, verdict, m, query, s0, a, seen_sat: list):
+def _attempt(ruleset, rule, verdict, search, m, query, s0, a):
     """A position from a model of `query` that the interpreter confirms, or None."""
-    blocks = []
-    for _ in range(ATTEMPTS):
-        result, model = check(query + blocks)
-        if result != z3.sat:
-            return None
-        seen_sat.append(True)
-        position = realize(m, model, s0, [Step(a)], query + blocks)
-        if position is not None:
-            seen, named = _verdict(ruleset, position.setup, position.actions[0])
-            if seen == verdict and (verdict == "accept" or named == rule.id) and \
-                    _reachable(ruleset, position.setup, position.actions[0]):
-                return position
-        blocks.append(z3.Not(z3.And([x == model.eval(x, model_completion=True)
-                                     for x in [s0.A, s0.U, s0.talon] + s0.f["hand"]])))
+    for position, _ in search.positions(m, s0, query, [Step(a)]):
+        seen, named = _verdict(ruleset, position.setup, position.actions[0])
+        if seen == verdict and (verdict == "accept" or named == rule.id) and \
+                _reachable(ruleset, position.setup, position.actions[0]):
+            return position
     return None
 
 
@@ -205,9 +197,10 @@ def _reachable(ruleset, setup: dict, action: str) -> bool:
         return False
 
 
-def find(ruleset, rule, verdict: str, players, seen_sat: list) -> Found | None:
+def find(ruleset, rule, verdict: str, players, search: Search) -> Found | None:
     """The first confirmed boundary position: at a comparison's edge if any can be, else where
-    the clause decides; fewest players first. `seen_sat` records whether z3 found any model."""
+    the clause decides; fewest players first. `search` (models.Search) counts the models z3
+    found and says whether None is proved."""
     reset_names()  # the same search finds the same position whatever was generated before
     props = properties(ruleset)
     kinds = [k for k in rule.applies_to
@@ -216,7 +209,7 @@ def find(ruleset, rule, verdict: str, players, seen_sat: list) -> Found | None:
     for edges, n, kind in ((e, n, k) for e in (True, False) for n in players for k in kinds):
         m = Machine(ruleset, n)
         for query, s0, a, atom in _query(m, rule, kind, verdict, props, edges):
-            position = _attempt(ruleset, rule, verdict, m, query, s0, a, seen_sat)
+            position = _attempt(ruleset, rule, verdict, search, m, query, s0, a)
             if position is not None:
                 edge = edge_words(atom, verdict == "accept", ruleset) if atom else ""
                 return Found(position.setup, position.actions[0], n, edge)
@@ -271,13 +264,13 @@ def generate(spec, presets, players=range(2, 7), only=None):
             for preset in active:
                 if preset in covered:
                     continue
-                seen_sat: list = []
-                found = find(rulesets[preset], rule, verdict, players, seen_sat)
+                search = Search(ATTEMPTS)
+                found = find(rulesets[preset], rule, verdict, players, search)
                 if found is None:
-                    why = ("z3 found positions, but the interpreter's verdict or rule differed on "
-                           "each" if seen_sat else
-                           f"the clause cannot {'hold' if verdict == 'accept' else 'fail'} for a "
-                           f"legal-looking action in any position the invariants allow")
+                    why = (f"the search for a position {search.gave_up()}" if not search.complete
+                           else "z3 found positions, but no real cards fill any" if search.models
+                           else f"the clause cannot {'hold' if verdict == 'accept' else 'fail'} "
+                                f"for a legal-looking action in any position the invariants allow")
                     skipped.append(f"{rule.id} {verdict} under {preset}: {why}")
                     continue
                 # the same case serves every preset that reads the rule's clause the same way

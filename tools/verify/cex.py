@@ -16,13 +16,14 @@ import z3
 
 from durak_spec.reference_impl import vocab
 from durak_spec.reference_impl.errors import DurakError
-from durak_spec.tools.verify.backend.concrete import Position, Step, realize, replay
+from durak_spec.tools.verify.backend.concrete import Position, Step, replay
 from durak_spec.tools.verify.backend.machine import conj
 from durak_spec.tools.verify.backend.state import SymAction, SymState
 from durak_spec.tools.verify.backend.values import zbool
 from durak_spec.tools.verify.invariants import EVENTS, Induction, Prop, check
+from durak_spec.tools.verify.models import Search
 
-ATTEMPTS = 3  # abstract models tried per failing transition before giving up on real cards
+ATTEMPTS = 3  # abstract models tried per action kind of a failing transition (models.Search)
 
 
 @dataclass
@@ -97,28 +98,16 @@ def _composite(ind: Induction, prop: Prop, step: str, assumed: set, expressible:
         yield kind, s0, a, s1, cons + m.side[start:]
 
 
-def _block(m, model, s0: SymState):
-    """A clause excluding this model's counts (to try another abstract model)."""
-    f = s0.f
-    eqs = [f[name] == model.eval(f[name], model_completion=True) for name in ("talon", "A", "U")]
-    eqs += [h == model.eval(h, model_completion=True) for h in f["hand"]]
-    return z3.Not(z3.And(eqs))
-
-
 def find_counterexample(ind: Induction, preset: str, prop: Prop, step: str, assumed: set):
-    """A confirmed Counterexample, or None."""
-    for kind, s0, a, s1, cons in _composite(ind, prop, step, assumed, expressible=True):
-        blocks = []
-        for _ in range(ATTEMPTS):
-            result, model = check(cons + blocks)
-            if result != z3.sat:
-                break
-            position = realize(ind.m, model, s0, [Step(a, s1)], cons + blocks)
-            seen = confirm(ind.ruleset, prop, position) if position else None
+    """(A confirmed Counterexample or None, the models.Search, which says whether None is
+    proved: no position a Setup states breaks the property in this step)."""
+    search = Search(ATTEMPTS)
+    for _, s0, a, s1, cons in _composite(ind, prop, step, assumed, expressible=True):
+        for position, _ in search.positions(ind.m, s0, cons, [Step(a, s1)]):
+            seen = confirm(ind.ruleset, prop, position)
             if seen is not None:
-                return Counterexample(preset, ind.n, prop.id, step, position, seen[0], seen[1])
-            blocks.append(_block(ind.m, model, s0))
-    return None
+                return Counterexample(preset, ind.n, prop.id, step, position, seen[0], seen[1]), search
+    return None, search
 
 
 def whole_step_proves(ind: Induction, prop: Prop, step: str, assumed: set) -> tuple[bool, object]:

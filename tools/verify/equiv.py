@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 
 import z3
 
-from durak_spec.tools.verify.backend.concrete import Cards, Position, Step, replay, value
+from durak_spec.tools.verify.backend.concrete import Position, Step, replay, value
 from durak_spec.tools.verify.backend.machine import Machine, conj
 from durak_spec.tools.verify.backend.state import SymAction, SymState, reset_names
 from durak_spec.tools.verify.backend.values import zbool
 from durak_spec.tools.verify.invariants import Induction, check, properties
+from durak_spec.tools.verify.models import Search
 
 OPTION = "defender_hand_bound"
 COMPARISONS = (("start_of_bout", "unbeaten_le_current"), ("start_of_bout", "total_le_current"))
@@ -94,8 +95,8 @@ def compare(spec, preset, overrides, a_value, b_value, players, proved_for) -> F
                 unreached.append(n)
             else:
                 finding.gave_up.append(n)
-                gave_up.append(f"at {n} players the clauses differ, but the witness search gave "
-                               f"up after {search.models} models{search.undecided()}")
+                gave_up.append(f"at {n} players the clauses differ, but the witness search "
+                               f"{search.gave_up()}")
             finding.note = "; ".join(
                 ([f"at {', '.join(map(str, unreached))} players the clauses differ only in "
                   f"positions that no action reaches from a position a Setup states"]
@@ -123,13 +124,13 @@ class _Start:
 
 def _witness(start: _Start):
     """(A concrete position where the readings part, at once or after one action, or None; the
-    _Search, which says whether None is proved). The position is settled under both readings,
+    models.Search, which says whether None is proved). The position is settled under both readings,
     so each interpreter meets the same one. Every first action starts from the comparison's
     state (`start`), so the models depend on what the comparison built: the same whatever ran
     before it (check and reset_names)."""
     mp, ma, mb, ra, rb, n = start.mp, start.ma, start.mb, start.ra, start.rb, start.n
     s0, sa0, sb0 = start.s, start.sa, start.sb
-    search = _Search(mp, s0, [sa0, sb0])
+    search = Search(MAX_MODELS, [sa0, sb0])
     base = start.facts + [mp.expressible(s0), ma.settled(sa0), mb.settled(sb0)]
     for first in (None, "transfer", "cover", "throw", "attack"):
         cons = list(base)
@@ -150,55 +151,14 @@ def _witness(start: _Start):
                 extra = [z3.Or(a.card.rank != b.card.rank, a.card.suit != b.card.suit)]
             legal_a = ma.legal(sa, a)
             query = cons + extra + [_differ(ma, mb, sa, sb, a, legal_a)] + mp.side + ma.side + mb.side
-            found = search.ask(query, legal_a, steps + [Step(a)])
-            if found is not None:
-                position, allowed = found
+            def direction(model, legal_a=legal_a):  # the card problem keeps the model's
+                return [zbool(legal_a) == value(model, legal_a)]
+            for position, model in search.positions(mp, s0, query, steps + [Step(a)], direction):
+                allowed = value(model, legal_a)  # the direction the model found, held in its cards
                 verdicts = {ra.options[OPTION]: allowed, rb.options[OPTION]: not allowed}
                 return {"setup": position.setup, "actions": position.actions, "players": n,
                         "z3": verdicts}, search
     return None, search
-
-
-class _Search:
-    """The models the witness search asked for and whether its "none" is proved: per question,
-    a model whose counts no real cards fill is excluded (Cards.block) and z3 asked again, up to
-    MAX_MODELS models; the question is exhausted when z3 finds no model left (unsat)."""
-
-    def __init__(self, mp, s0, views):
-        self.mp, self.s0, self.views = mp, s0, views
-        self.models = 0
-        self.unknown = 0  # questions and card problems z3 left undecided (its time limit)
-        self.complete = True  # every question exhausted, every card problem proved unsat
-
-    def ask(self, query: list, legal_a, steps: list[Step]):
-        """(Position, whether reading a allows the last action) for a model of `query`, or None."""
-        blocks = []
-        for _ in range(MAX_MODELS):
-            result, model = check(query + blocks)
-            if result != z3.sat:
-                self._undecided(result)
-                return None
-            self.models += 1
-            legal = value(model, legal_a)  # keep the direction the model found
-            held = [zbool(legal_a) == legal]
-            cards = Cards(self.mp, model, self.s0, steps, query + blocks + held, self.views)
-            position = cards.solve()
-            if position is not None:
-                return position, legal
-            self._undecided(cards.result)
-            # the block holds the direction: a model of the other one asks another card problem
-            blocks.append(z3.Or(cards.block(), zbool(legal_a) != legal))
-        self.complete = False
-        return None
-
-    def _undecided(self, result) -> None:
-        if result != z3.unsat:
-            self.complete = False
-            self.unknown += 1
-
-    def undecided(self) -> str:
-        """What the search could not decide, for its note (none: "")."""
-        return f" and {self.unknown} question(s) z3 left undecided" if self.unknown else ""
 
 
 def _interpreter_agrees(ra, rb, witness) -> bool:

@@ -34,6 +34,9 @@ class Cell:
     depth: int | None = None
     note: str = ""
     cex: Counterexample | None = None
+    # player counts where neither a counterexample nor a whole-step proof was found and the search
+    # for a counterexample from a position a Setup states gave up (models.Search): none is unproved
+    gave_up: list = field(default_factory=list)
 
     def merge(self, n: int, status: str, depth=None, note="", cex=None):
         if RANK[status] > RANK[self.status]:
@@ -106,7 +109,7 @@ def _verify_preset(spec_root, preset, overrides, players, depth, equivalences, l
                 continue
             prop = by_id[pid]
             assumed = rep.proved | ({pid} if prop.scope == "state" else set())
-            cex = find_counterexample(ind, preset, prop, step, assumed)
+            cex, search = find_counterexample(ind, preset, prop, step, assumed)
             if cex is not None:
                 cell.merge(n, "counterexample", cex=cex)
                 continue
@@ -114,12 +117,16 @@ def _verify_preset(spec_root, preset, overrides, players, depth, equivalences, l
             if whole:
                 cell.merge(n, "proved", note="over whole steps (action and bout end together)")
                 continue
+            if not search.complete:  # the result below stands in for a search that gave up
+                cell.gave_up.append(n)
             if (n, pid) not in bounded_runs:
                 bounded_runs[(n, pid)] = bmc(ind, prop, depth)
             bounded = bounded_runs[(n, pid)]
             why = ("induction fails from positions that satisfy every proved property but that "
                    "no Setup states and the interpreter cannot reproduce, e.g. "
-                   + describe(*witness))
+                   + describe(*witness)) if search.complete else (
+                "induction fails, and the search for a position a Setup states that breaks it "
+                f"{search.gave_up()}; e.g. " + describe(*witness))
             if not bounded.complete:
                 why += f"; the solver gave up at depth {bounded.depth + 1}"
             if bounded.trace is not None:

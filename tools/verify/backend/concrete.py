@@ -72,8 +72,11 @@ class Cards:
         # a card hidden under the turn-up (changeable trump), of the suit it makes trump
         self.hidden = bool(value(model, f["hidden"])) and self.talon >= 2
         self.hidden_suit = value(model, f["hidden_trump"])
-        if self.hidden:  # the cards are laid for this trump and hidden suit: the card problem,
-            # solved anew, must not choose others (the hidden card would then lie nowhere)
+        # the cards are laid for this hidden flag (and, with a hidden card, this trump and hidden
+        # suit): the card problem, solved anew, must not choose others, or the position written
+        # would not be its model's (a hidden card its model lacks, or one that lies nowhere)
+        self.fixed.append((f["hidden"], value(model, f["hidden"])))
+        if self.hidden:
             self.fixed += [(f["trump"], value(model, f["trump"])), (f["hidden_trump"], self.hidden_suit)]
 
     # zones: seats 0..n-1, talon n, discard n+1, attack slot k at n+2+k, cover slot k at n+2+A+k
@@ -191,14 +194,10 @@ class Cards:
     def block(self) -> z3.BoolRef:
         """After solve() found no cards: a constraint excluding the models of the same query
         whose card problem holds this one's constraints, so has no cards either when z3 proved
-        this one has none (result unsat). Those are the models with this model's counts and,
-        where a card lies hidden under the turn-up here, this model's hidden flag, trump and
-        hidden suit; no others. A model with these counts and no hidden card, where this one
-        has one, stays: its card problem lacks the hidden card's constraints."""
-        fixed = list(self.fixed)
-        if self.hidden:
-            fixed.append((self.s0.f["hidden"], True))
-        eqs = [zbool(t) == v for t, v in fixed if not is_const(simp(t))]
+        this one has none (result unsat). Those are the models with this model's counts and
+        hidden flag and, where a card lies hidden under the turn-up here, its trump and hidden
+        suit (self.fixed); no others."""
+        eqs = [zbool(t) == v for t, v in self.fixed if not is_const(simp(t))]
         return z3.Not(z3.And(eqs)) if eqs else z3.BoolVal(False)
 
     def _position(self, model) -> Position:
@@ -212,9 +211,10 @@ class Cards:
             rest = [c for c in talon if c is not trump]
             # the turn-up's place in the talon (definition turn_up_on_top, rule deck.trump)
             talon = [trump] + rest if self.m.ruleset.turn_up_place == "top" else rest + [trump]
-            if self.hidden:  # the last card, under the turn-up (rule deck.changeable_trump)
-                hidden = next((c for c in rest if self.hidden_suit < 0
-                               or self.suit[c] == self.hidden_suit), None)
+            if value(model, f["hidden"]):  # the last card, under the turn-up (rule
+                # deck.changeable_trump); flag and suit are the first model's (self.fixed)
+                suit = value(model, f["hidden_trump"])
+                hidden = next((c for c in rest if suit < 0 or self.suit[c] == suit), None)
                 if hidden is not None:
                     talon = [c for c in rest if c is not hidden] + [trump, hidden]
         else:
@@ -228,7 +228,7 @@ class Cards:
         setup = {"hands": hands, "talon": [c.text for c in talon], "trump": trump.text,
                  "dealer": value(model, f["dealer"]), "attacker": value(model, f["attacker"]),
                  "defender": value(model, f["defender"])}
-        if self.hidden and len(talon) >= 2 and talon[-2] is trump:
+        if value(model, f["hidden"]) and len(talon) >= 2 and talon[-2] is trump:
             setup["hidden"] = talon[-1].text
         if table:
             setup["table"] = table
