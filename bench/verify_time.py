@@ -85,7 +85,8 @@ def differences(peer: dict, this: dict) -> list[str]:
                     def said(x):
                         w = x.get("witness")
                         return (f"equal {x.get('equal_players')}, witness "
-                                f"{(w['players'], w['actions']) if w else None}, note {bool(x.get('note'))}")
+                                f"{(w['players'], w['actions']) if w else None}, note {bool(x.get('note'))}"
+                                f", gave up {x.get('gave_up')}")
                     out.append(f"{p.get('preset')}: {e['a']}/{e['b']} {e['overrides']}: "
                                f"{said(f)} -> {said(e)}")
     return out

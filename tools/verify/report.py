@@ -20,6 +20,8 @@ def _cell(cell) -> dict:
         out["depth"] = cell.depth
     if cell.note:
         out["note"] = cell.note
+    if cell.gave_up:
+        out["gave_up"] = sorted(cell.gave_up)
     return out
 
 
@@ -36,7 +38,7 @@ def preset_entry(report) -> dict:
         entry["equivalences"].append({"a": f.a, "b": f.b, "overrides": f.overrides,
                                       "equal_players": list(f.equal_players),
                                       "interpreter_agrees": f.agrees, "note": f.note,
-                                      "witness": f.witness})
+                                      "gave_up": list(f.gave_up), "witness": f.witness})
     if report.match is not None:
         m = report.match
         ends = sorted(m.ends_within.items())
