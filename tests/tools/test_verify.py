@@ -955,12 +955,24 @@ def test_the_cex_search_says_where_it_gave_up(spec, monkeypatch):
     in the cell's gave_up and the note says so), at its bound or where the interpreter refused a
     position; one whose question has no model left is."""
     rs, m, s0, a, query = _pinned(spec)
-    monkeypatch.setattr(cex, "_composite", lambda *args, **kw: iter([("attack", s0, a, None, query)]))
-    monkeypatch.setattr(cex, "confirm", lambda ruleset, prop, position: None)  # refuses each
+    loose = query[:4] + query[8:]  # the hand sizes, talon and table not pinned
+    monkeypatch.setattr(cex, "_composite", lambda *args, **kw: iter([("attack", s0, a, None, loose)]))
+    met = []
+
+    def refuse(ruleset, prop, position):  # refuses each position, noting its counts
+        setup = position.setup
+        met.append((tuple(map(len, setup["hands"])), len(setup["talon"]), len(setup.get("table", []))))
+    monkeypatch.setattr(cex, "confirm", refuse)
     ind = SimpleNamespace(m=m, n=2, ruleset=rs)
     found, search = cex.find_counterexample(ind, "changeable_trump", SimpleNamespace(id="p"), "attack", set())
     assert found is None and not search.complete and search.models == cex.ATTEMPTS
     assert search.gave_up() == f"gave up after {cex.ATTEMPTS} models ({cex.ATTEMPTS} position(s) refused)"
+    # after a refused position (nothing proved) the next model has other counts, not the same
+    # counts with another hidden card (models.Search, Cards.block(counts_only=True))
+    assert len(met) == cex.ATTEMPTS and len(set(met)) == len(met)
+    monkeypatch.setattr(cex, "_composite", lambda *args, **kw: iter([("attack", s0, a, None, query)]))
+    found, search = cex.find_counterexample(ind, "changeable_trump", SimpleNamespace(id="p"), "attack", set())
+    assert found is None and search.models == 1 and not search.complete  # the counts pinned
     rs, m, s0, a, query = _pinned(spec, "podkidnoy")  # no hidden card: one model of these counts
     ind = SimpleNamespace(m=m, n=2, ruleset=rs)
     monkeypatch.setattr(cex, "_composite", lambda *args, **kw: iter([("attack", s0, a, None, query)]))

@@ -49,11 +49,14 @@ class Search:
                 self.complete = False
             else:
                 self._undecided(cards.result)
-            # after a refused position the block asks for another model, not other cards of
-            # this one: no proof, and the search is no longer complete. A model of the other
-            # direction asks another card problem: the block keeps it
-            blocks.append(z3.Or(cards.block(), z3.Not(z3.And([zbool(k) for k in kept])))
-                          if kept else cards.block())
+            # after a refused position the block asks for a model of other counts (no proof, and
+            # the search is no longer complete: a refusal mostly comes of the counts, which
+            # decide whether a deal reaches the position); after cards proved missing, for any
+            # model whose card problem is not this one's. A model of the other direction asks
+            # another card problem: the block keeps it
+            block = cards.block(counts_only=position is not None)
+            blocks.append(z3.Or(block, z3.Not(z3.And([zbool(k) for k in kept])))
+                          if kept else block)
         self.complete = False
 
     def _undecided(self, result) -> None:

@@ -191,13 +191,16 @@ class Cards:
             return None
         return self._position(model)
 
-    def block(self) -> z3.BoolRef:
+    def block(self, counts_only: bool = False) -> z3.BoolRef:
         """After solve() found no cards: a constraint excluding the models of the same query
         whose card problem holds this one's constraints, so has no cards either when z3 proved
         this one has none (result unsat). Those are the models with this model's counts and
         hidden flag and, where a card lies hidden under the turn-up here, its trump and hidden
-        suit (self.fixed); no others."""
-        eqs = [zbool(t) == v for t, v in self.fixed if not is_const(simp(t))]
+        suit (self.fixed); no others. With `counts_only`, every model with this one's counts:
+        after a position the caller refused, where nothing is proved, so that the next model
+        tries other counts rather than the same ones with another hidden card."""
+        fixed = self.fixed[:len(self.counts)] if counts_only else self.fixed
+        eqs = [zbool(t) == v for t, v in fixed if not is_const(simp(t))]
         return z3.Not(z3.And(eqs)) if eqs else z3.BoolVal(False)
 
     def _position(self, model) -> Position:
