@@ -978,7 +978,7 @@ def test_the_cex_search_says_where_it_gave_up(spec, monkeypatch):
     monkeypatch.setattr(cex, "_composite", lambda *args, **kw: iter([("attack", s0, a, None, query)]))
     found, search = cex.find_counterexample(ind, "podkidnoy", SimpleNamespace(id="p"), "attack", set())
     assert found is None and search.models == 1 and not search.complete
-    assert search.gave_up() == "gave up after 1 models (1 position(s) refused)"
+    assert search.gave_up() == "gave up after 1 model (1 position(s) refused)"
     monkeypatch.setattr(cex, "_composite", lambda *args, **kw: iter(
         [("attack", s0, a, None, query + [zint(s0.f["talon"]) == 4])]))
     found, search = cex.find_counterexample(ind, "changeable_trump", SimpleNamespace(id="p"), "attack", set())

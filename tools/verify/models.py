@@ -68,7 +68,7 @@ class Search:
         """Why the search's "none" is not proved, for a note: '' when it is."""
         if self.complete:
             return ""
-        out = f"gave up after {self.models} models"
+        out = f"gave up after {self.models} model{'' if self.models == 1 else 's'}"
         if self.refused:
             out += f" ({self.refused} position(s) refused)"
         if self.unknown:
