@@ -34,13 +34,15 @@ import argparse
 import json
 import os
 import random
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import callgrind  # noqa: E402
 
 from durak_spec.conformance.fuzz import fuzz
 from durak_spec.conformance.protocol import orjson
@@ -85,38 +87,38 @@ def reference_alone(spec, games: int, seed_value: int) -> tuple[int, int, float]
     return games, steps, time.perf_counter() - t0
 
 
-def worker(games: int, seed_value: int) -> None:
+def worker(games: int, seed_value: int, windows: bool = False) -> None:
     """One in-process campaign on the durak_spec this process imports: a JSON line [games, steps,
-    CPU seconds]."""
+    CPU seconds]. With `windows` (under valgrind, for --machine), a campaign of no games and then
+    the campaign, each in a window of its own (callgrind.py)."""
     spec = load_spec()
     one_round(spec, "reference", None, 10, seed_value + 1000)  # compiled, warm
+    if windows:
+        callgrind.start()
+        one_round(spec, "reference", None, 0, seed_value)
+        callgrind.stop()
+        callgrind.start()
     cpu = time.process_time()
     games, steps, _ = one_round(spec, "reference", None, games, seed_value)
-    print(json.dumps([games, steps, time.process_time() - cpu]))
-
-
-def _instructions(path: Path, cache: Path, games: int, seed_value: int) -> tuple[int, int]:
-    """Machine instructions (valgrind) of a worker importing durak_spec from `path`, and the
-    steps it judged."""
-    env = {**os.environ, "PYTHONPATH": str(path), "PYTHONHASHSEED": "0",
-           "DURAK_CACHE_DIR": str(cache)}
-    run = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                          sys.executable, __file__, "--worker", "--games", str(games), "--seed",
-                          str(seed_value)], capture_output=True, text=True, env=env, cwd=cache)
-    found = re.search(r"Collected\s*:\s*(\d+)", run.stderr)
-    if run.returncode or not found:
-        raise SystemExit(f"valgrind failed:\n{run.stderr[-2000:]}")
-    return int(found.group(1)), json.loads(run.stdout.splitlines()[-1])[1]
+    cpu = time.process_time() - cpu
+    if windows:
+        callgrind.stop()
+    print(json.dumps([games, steps, cpu]))
 
 
 def machine(path: Path, games: int) -> tuple[float, int]:
     """Machine instructions per game of the in-process campaign (games from seed 0), and its
-    steps: a worker playing `games` games less one playing none, the code cache filled first."""
+    steps: in one worker importing durak_spec from `path`, the window of a campaign of `games`
+    games less the window of one of none (the same setup and end), after a first worker has
+    filled the code cache and with PYTHONHASHSEED 0."""
     with tempfile.TemporaryDirectory() as cache:
-        _instructions(path, Path(cache), 0, 0)
-        none, _ = _instructions(path, Path(cache), 0, 0)
-        total, steps = _instructions(path, Path(cache), games, 0)
-    return (total - none) / games, steps
+        env = {**os.environ, "PYTHONPATH": str(path), "PYTHONHASHSEED": "0",
+               "DURAK_CACHE_DIR": cache}
+        argv = [sys.executable, __file__, "--worker", "--seed", "0", "--games"]
+        subprocess.run(argv + ["0"], capture_output=True, env=env, cwd=cache, check=True)
+        (none, total), out = callgrind.windows(argv + [str(games), "--machine"], env,
+                                               Path(cache), 2)
+    return (total - none) / games, json.loads(out.splitlines()[-1])[1]
 
 
 def against_baseline(rev: str, games: int, repeats: int, count: bool = False) -> int:
@@ -174,7 +176,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        return worker(args.games, args.seed)
+        return worker(args.games, args.seed, args.machine)
     if args.baseline:
         raise SystemExit(against_baseline(args.baseline, args.games, args.repeats, args.machine))
     if args.machine:
