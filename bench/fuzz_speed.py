@@ -20,9 +20,11 @@ on this checkout and on REV, each in a process of its own (the trees as bench/pl
 
 CPU time on the shared machine differs by 10 % and more from one run to the next; with --machine
 (and --baseline) it counts machine instructions instead, with valgrind (callgrind) as
-bench/opcount.py --machine does: per game of a campaign of --games games, a worker process that
-plays them less one whose campaign plays none, both after the same 10 warm-up games, with
-PYTHONHASHSEED 0 and the code cache filled first. It repeats to about 0.1 % whatever the load
+bench/opcount.py --machine does: per game of a campaign of --games games, in one worker process
+after 10 warm-up games, the window of that campaign less the window of one that plays none
+(bench/callgrind.py), with PYTHONHASHSEED 0 and the code cache filled first: the import, the
+spec's load, the warm-up and the exit (some 4,000 M instructions, which differ by millions from
+one path of the tree to another) are not counted. It repeats whatever the load
 (valgrind runs Python about 50 times slower: --games 40 takes 10-20 minutes on the shared
 machine).
 Run: python bench/fuzz_speed.py --baseline 3ca4f9e --machine --games 40
@@ -123,14 +125,11 @@ def machine(path: Path, games: int) -> tuple[float, int]:
 
 def against_baseline(rev: str, games: int, repeats: int, count: bool = False) -> int:
     sys.path.insert(0, str(Path(__file__).parent))
-    from playouts import PACKAGE_FOLDERS, ROOT, _tree
+    from playouts import _checkout, _tree
 
-    with tempfile.TemporaryDirectory() as tmp:
-        here = Path(tmp) / "here" / "durak_spec"
-        here.mkdir(parents=True)
-        for folder in PACKAGE_FOLDERS:
-            (here / folder).symlink_to(ROOT / folder)
-        paths = {"baseline": _tree(rev, Path(tmp) / "baseline"), "this checkout": here.parent}
+    with tempfile.TemporaryDirectory() as tmp:  # two names of one length: see _checkout
+        paths = {"baseline": _tree(rev, Path(tmp) / "baseline"),
+                 "this checkout": _checkout(Path(tmp) / "checkout")}
         if count:
             if shutil.which("valgrind") is None:
                 raise SystemExit("--machine needs valgrind (apt-get install valgrind)")

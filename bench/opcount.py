@@ -25,9 +25,9 @@ Python instructions are not all alike: in CPython 3.11 a specialised instruction
 a comparison of two strings) costs a few machine instructions, a call into C (a set's lookup, a
 map over a hand, a dict subclass's item) a hundred and more, so a change that trades the one for
 the other can run fewer Python instructions and more time. --machine counts the machine
-instructions per game instead, with valgrind (callgrind): a process that plays --games games less
-one that plays none, each with the code cache warm and PYTHONHASHSEED 0, which repeats to 0.1 %
-whatever the load (and takes a minute or two: valgrind runs Python about 50 times slower).
+instructions per game instead, with valgrind (callgrind): the games alone, in a window of the
+process that plays them (bench/callgrind.py), with the code cache warm and PYTHONHASHSEED 0, which
+repeats whatever the load and wherever the tree lies (and takes a minute or two: valgrind runs Python about 50 times slower).
 With --durakgame it counts durakgame 1.0.4's random 2-player games too (bench/durakgame_driver.py,
 the peer of bench/playouts.py, games from random.Random(1)) and prints the ratio of the two, a
 figure for issue 26's target of 3x that the machine's load does not move (it weighs instructions,
@@ -56,7 +56,8 @@ from durak_spec.reference_impl.simulate import play_random_game
 from durak_spec.reference_impl.spec import load_spec
 
 sys.path.insert(0, str(Path(__file__).parent))
-from playouts import ROOT, _tree  # noqa: E402
+import callgrind  # noqa: E402
+from playouts import ROOT, _checkout, _tree  # noqa: E402
 
 WARM_GAMES = 10    # played first, uncounted: the generated step is written after 300 actions
 
@@ -207,30 +208,27 @@ def _show_lines(top: list) -> None:
 
 
 def _played(path: Path | None, cache: Path, preset: str, players: int, games: int,
-            peer: bool = False) -> int:
-    """The machine instructions valgrind counts in a process (this script, --play) that loads
-    the preset and plays `games` games, importing durak_spec from `path` (None: this checkout);
-    with `peer`, durakgame's games instead."""
+            peer: bool = False, window: bool = True) -> int:
+    """The machine instructions valgrind counts in the window (callgrind.py) of a process (this
+    script, --play) that loads the preset, warms up and plays `games` games, importing
+    durak_spec from `path` (None: this checkout); with `peer`, durakgame's games instead."""
     env = {**os.environ, "PYTHONHASHSEED": "0", "DURAK_CACHE_DIR": str(cache)}
     if path is not None:
         env["PYTHONPATH"] = str(path)
-    run = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                          sys.executable, __file__, "--play", "--preset", preset, "--players",
-                          str(players), "--games", str(games)] + (["--durakgame"] if peer else []),
-                         capture_output=True, text=True, env=env, cwd=cache)
-    found = re.search(r"Collected\s*:\s*(\d+)", run.stderr)
-    if run.returncode or not found:
-        raise SystemExit(f"valgrind failed:\n{run.stderr[-2000:]}")
-    return int(found.group(1))
+    argv = [sys.executable, __file__, "--play", "--preset", preset, "--players", str(players),
+            "--games", str(games)] + (["--durakgame"] if peer else [])
+    if not window:  # filling the code cache
+        subprocess.run(argv, capture_output=True, env=env, cwd=cache, check=True)
+        return 0
+    return callgrind.windows(argv, env, cache, 1)[0][0]
 
 
 def machine(path: Path | None, preset: str, players: int, games: int, peer: bool = False) -> float:
-    """Machine instructions per game: a run of `games` games less a run of none, each after a
-    run that fills the code cache (with `peer`, durakgame's games)."""
+    """Machine instructions per game: the window of the games alone, in a run after one that
+    fills the code cache (with `peer`, durakgame's games)."""
     with tempfile.TemporaryDirectory() as cache:
-        _played(path, Path(cache), preset, players, 0, peer)
-        none = _played(path, Path(cache), preset, players, 0, peer)
-        return (_played(path, Path(cache), preset, players, games, peer) - none) / games
+        _played(path, Path(cache), preset, players, 0, peer, window=False)
+        return _played(path, Path(cache), preset, players, games, peer) / games
 
 
 def play_durakgame(games: int) -> None:
@@ -240,8 +238,10 @@ def play_durakgame(games: int) -> None:
     for seed in range(10**6, 10**6 + WARM_GAMES):
         durakgame_driver.play_random_game(random.Random(seed))
     rng = random.Random(1)
+    callgrind.start()
     for _ in range(games):
         durakgame_driver.play_random_game(rng)
+    callgrind.stop()
 
 
 def play(preset: str, players: int, games: int) -> None:
@@ -251,8 +251,10 @@ def play(preset: str, players: int, games: int) -> None:
         play_random_game(rs, players, seed, check=False)
     if hasattr(rs, "program"):  # the program of the count, as a long run (simulate) has it
         rs.program(players)
+    callgrind.start()
     for seed in range(games):
         play_random_game(rs, players, seed, check=False)
+    callgrind.stop()
 
 
 def _show(results: dict[str, dict]) -> None:
@@ -283,7 +285,7 @@ def main(argv=None) -> int:
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--play", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.play:  # under valgrind, for --machine: --games 0 is the run to subtract
+    if args.play:  # under valgrind, for --machine (--games 0: the run that fills the code cache)
         if args.durakgame:
             play_durakgame(args.games)
         else:
@@ -333,11 +335,13 @@ def _main_machine(args) -> int:
     """--machine: machine instructions per game on this checkout (and on --baseline REV)."""
     if shutil.which("valgrind") is None:
         raise SystemExit("--machine needs valgrind (apt-get install valgrind)")
-    figures = {"this checkout": machine(None, args.preset, args.players, args.games)}
-    if args.baseline:
-        if not (ROOT / "reference_impl").is_dir():
-            raise SystemExit("run --baseline from a checkout of durak-spec")
-        with tempfile.TemporaryDirectory() as tmp:
+    if args.baseline and not (ROOT / "reference_impl").is_dir():
+        raise SystemExit("run --baseline from a checkout of durak-spec")
+    figures = {}
+    with tempfile.TemporaryDirectory() as tmp:  # two names of one length: see playouts._checkout
+        here = _checkout(Path(tmp) / "checkout")
+        figures["this checkout"] = machine(here, args.preset, args.players, args.games)
+        if args.baseline:
             path = _tree(args.baseline, Path(tmp) / "baseline")
             figures[args.baseline] = machine(path, args.preset, args.players, args.games)
     print(f"{args.preset}, {args.players} players, {args.games} games from seed 0: "

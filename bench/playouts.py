@@ -105,6 +105,19 @@ def _tree(rev: str, where: Path) -> Path:
     return where / "py"
 
 
+def _checkout(where: Path) -> Path:
+    """A folder to put on PYTHONPATH that imports durak_spec from this checkout, laid out as
+    _tree lays out a revision (where/py/durak_spec/...): given `where` of the same length as
+    _tree's, the two import from paths of the same length, and a count of machine instructions
+    (which the lengths of the paths a process holds move by a few tenths of a per cent) weighs
+    the code alone."""
+    top = where / "py" / "durak_spec"
+    top.mkdir(parents=True)
+    for folder in PACKAGE_FOLDERS:
+        (top / folder).symlink_to(ROOT / folder)
+    return where / "py"
+
+
 def against_baseline(rev: str, games: int, repeats: int) -> int:
     """Every preset at 2, 4 and 6 players, this checkout against `rev`, alternating processes."""
     with tempfile.TemporaryDirectory() as tmp:
