@@ -46,7 +46,7 @@ from durak_spec.reference_impl.notation import (
     record_state,
     state_record,
 )
-from durak_spec.reference_impl.ruleset import draws_like_choice
+from durak_spec.reference_impl.ruleset import draw, draws_like_choice
 from durak_spec.reference_impl.simulate import STEP_LIMIT
 from durak_spec.reference_impl.state import Action, action_text
 from durak_spec.reference_impl.vocab import ACTION_KINDS, CAPABILITIES, CARD_KINDS
@@ -379,13 +379,8 @@ class Lockstep:
             if a[2] is not None:
                 cards.append(a)
         seq = cards if cards and rng.random() < CARD_BIAS else pool
-        n = len(seq)
-        if n and _LIKE_CHOICE and type(rng) is random.Random:  # rng.choice(seq), as DRAW draws it
-            bits, k = rng.getrandbits, n.bit_length()
-            r = bits(k)
-            while r >= n:
-                r = bits(k)
-            action = seq[r]
+        if seq and _LIKE_CHOICE and type(rng) is random.Random:  # rng.choice(seq), one call
+            action = draw(seq, rng.getrandbits)
         else:
             action = rng.choice(seq)
         return Planned(action, _TEXT[action], True)

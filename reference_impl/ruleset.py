@@ -1410,19 +1410,30 @@ DRAW = ("_n = len(_legal)", "_k = _n.bit_length()", "_r = _bits(_k)", "while _r 
 DRAW_CHECKED = (1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 33, 64, 100, 1000)  # list lengths, 40 draws each
 
 
+def _draw_function(lines=DRAW):
+    """`lines` as a function (_legal, _bits) -> the item they draw into `a`."""
+    ns: dict = {}
+    exec("\n".join(["def draw(_legal, _bits):"] + ["    " + line for line in lines]
+                   + ["    return a"]), ns)
+    return ns["draw"]
+
+
+# An item of a list drawn as the play loop draws it (DRAW), with a random.Random's getrandbits:
+# the lockstep's planner draws with it where draws_like_choice() holds
+draw = _draw_function()
+
+
 def draw_agrees(lines=DRAW) -> bool:
     """Whether `lines`, an index drawn from `_bits` into `a`, pick the actions Random.choice picks
     and leave the generator where it leaves it, over seeded draws from lists of DRAW_CHECKED
     lengths (a Python whose random module draws otherwise makes this false)."""
-    ns: dict = {}
     try:
-        exec("\n".join(["def draw(_legal, _bits):"] + ["    " + line for line in lines]
-                       + ["    return a"]), ns)
+        drawn = _draw_function(lines)
         for n in DRAW_CHECKED:
             listed = list(range(n))
             ours, theirs = random.Random(n), random.Random(n)
             for _ in range(40):
-                if ns["draw"](listed, ours.getrandbits) != theirs.choice(listed):
+                if drawn(listed, ours.getrandbits) != theirs.choice(listed):
                     return False
             if ours.getstate() != theirs.getstate():
                 return False
