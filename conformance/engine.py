@@ -36,8 +36,9 @@ from typing import TYPE_CHECKING
 from durak_spec.conformance.actionmodel import apply_move, move_actions
 from durak_spec.reference_impl.errors import DurakError, IllegalAction
 from durak_spec.reference_impl.game import Game, Setup
-from durak_spec.reference_impl.notation import action_text, protocol_state
+from durak_spec.reference_impl.notation import protocol_state
 from durak_spec.reference_impl.spec import Spec, load_spec
+from durak_spec.reference_impl.state import ActionTexts
 from durak_spec.reference_impl.vocab import CAPABILITIES
 
 if TYPE_CHECKING:  # a match is made only for an engine that plays matches (_match)
@@ -106,10 +107,9 @@ def comparable(view: dict) -> dict:
 _PARSED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-class _Texts(dict):
-    """A listed action -> its text, made the first time it is asked for, which also makes the
-    text mean that action (the shared action object: apply finds it by identity): legal and step
-    read it with map in C, without a Python call or an exception for an action not listed yet."""
+class _Texts(ActionTexts):
+    """A listed action -> its text (ActionTexts), which the first time also makes the text mean
+    that action (the shared action object: apply finds it by identity)."""
 
     __slots__ = ("moves",)
 
@@ -118,7 +118,7 @@ class _Texts(dict):
         self.moves = moves
 
     def __missing__(self, action) -> str:
-        t = self[action] = action_text(action)
+        t = super().__missing__(action)
         if t not in self.moves:
             self.moves[t] = [action]
         return t

@@ -48,7 +48,7 @@ from durak_spec.reference_impl.notation import (
 )
 from durak_spec.reference_impl.ruleset import draw, draws_like_choice
 from durak_spec.reference_impl.simulate import STEP_LIMIT
-from durak_spec.reference_impl.state import Action, action_text
+from durak_spec.reference_impl.state import Action, ActionTexts
 from durak_spec.reference_impl.vocab import ACTION_KINDS, CAPABILITIES, CARD_KINDS
 
 CHUNK = 128        # actions per step request, at most; fewer while divergences cut stretches short
@@ -66,18 +66,7 @@ STATE_ORDER = ("finished", "fool", "out", "attacker", "defender", "taking", "tab
                "hand_sizes", "talon_count", "discard_count", "trump")
 
 
-class _Texts(dict):
-    """Action -> its text, made the first time it is asked for: read with map in C (_plan lists
-    a step's legal set by it) without a Python call or an exception for a text not known yet."""
-
-    __slots__ = ()
-
-    def __missing__(self, action: Action) -> str:
-        t = self[action] = action_text(action)
-        return t
-
-
-_TEXT = _Texts()
+_TEXT = ActionTexts()  # (_plan lists a step's legal set by it)
 _LISTED = attrgetter("_legal")  # a Game's legal actions (what Game.legal_actions copies)
 
 

@@ -37,6 +37,17 @@ def action_text(a: Action) -> str:
     return f"{a.seat} {a.kind}" + (f" {a.card}" if a.card is not None else "")
 
 
+class ActionTexts(dict):
+    """Action -> its text (action_text), made the first time it is asked for: the fuzzer reads a
+    step's texts with map in C, without a Python call or an exception for an action not seen yet."""
+
+    __slots__ = ()
+
+    def __missing__(self, action: Action) -> str:
+        t = self[action] = action_text(action)
+        return t
+
+
 _TABLES: "weakref.WeakKeyDictionary[Deck, dict]" = weakref.WeakKeyDictionary()
 
 
