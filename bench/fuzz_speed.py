@@ -25,9 +25,8 @@ after 10 warm-up games, the window of that campaign less the window of one that 
 (bench/callgrind.py), with PYTHONHASHSEED 0 and the code cache filled first: the import, the
 spec's load, the warm-up and the exit (some 4,000 M instructions, which differ by millions from
 one path of the tree to another) are not counted. It repeats whatever the load
-(valgrind runs Python about 50 times slower: --games 40 takes 10-20 minutes on the shared
-machine).
-Run: python bench/fuzz_speed.py --baseline 3ca4f9e --machine --games 40
+(valgrind runs Python about 50 times slower: --games 20 takes a few minutes per tree).
+Run: python bench/fuzz_speed.py --baseline 3ca4f9e --machine --games 20
 """
 
 from __future__ import annotations

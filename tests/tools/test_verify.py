@@ -35,7 +35,7 @@ from durak_spec.reference_impl.primitives import PRIMITIVES
 from durak_spec.reference_impl.ruleset import SEAT_DECISIONS
 from durak_spec.tools.verify import boundary, cex, equiv, models
 from durak_spec.tools.verify.backend import machine
-from durak_spec.tools.verify.backend.concrete import Cards, realize, replay
+from durak_spec.tools.verify.backend.concrete import Cards, replay
 from durak_spec.tools.verify.backend.machine import PRIMITIVES as SYMBOLIC
 from durak_spec.tools.verify.backend.machine import (
     RESULT_DECISIONS,
@@ -826,7 +826,7 @@ def test_a_position_z3_finds_with_a_hidden_card_is_written_with_it_and_replays(s
     solver.add([zbool(q) for q in query] + [zbool(c) for c in m.side])
     assert solver.check() == z3.sat
     model = solver.model()
-    position = realize(m, model, s0, [], query)
+    position = Cards(m, model, s0, [], query).solve()
     assert position is not None and position.setup["hidden"] == position.setup["talon"][-1]
     game, why = replay(rs, position)
     assert game is not None, why

@@ -263,12 +263,6 @@ def action_text(m, model, a: SymAction) -> str:
     return f"{seat} {a.kind}"
 
 
-def realize(m, model, s0: SymState, steps: list[Step], query: list, views=()) -> Position | None:
-    """Real cards for a model of `query` (its counts kept), or None when no cards fit. `views` are
-    states of s0's position under other rulesets whose `can_throw` must hold too."""
-    return Cards(m, model, s0, steps, query, views).solve()
-
-
 def replay(ruleset, position: Position):
     """(Game at the position, '') or (None, why the interpreter refuses the setup)."""
     try:
