@@ -15,7 +15,9 @@ finished games, fools).
 
 Without a generated program compiled, a copy whose Card and State alone are compiled plays
 slower than pure Python (Python's bytecode reads a native class's fields through descriptors),
-so the figure is of the whole route: the classes and the program compiled together.
+so the figure is of the whole route: the classes and the program compiled together. With
+--untyped it compiles the programs alone, as they are, beside this checkout's own Card and State:
+slower than pure Python too.
 
 Needs mypy (which brings mypyc; `pip install mypy`) and a C compiler; each program takes some
 seconds to compile. Run: python bench/mypyc_programs.py [--case podkidnoy:2] [--games 1000]
@@ -117,10 +119,10 @@ def module_name(preset: str, n: int) -> str:
     return f"durak_program_{preset}_{n}"
 
 
-def typed_program(preset: str, n: int) -> str:
+def typed_program(preset: str, n: int, typed: bool = True) -> str:
     """The generated program of `preset` at `n` players as a module: its globals from the
-    ruleset's namespace declared (set after import, see `install`) and `s: State` in the
-    signature of each function that takes the state."""
+    ruleset's namespace declared (set after import, see `install`) and, if `typed`, `s: State`
+    in the signature of each function that takes the state."""
     from durak_spec.reference_impl.simulate import simulate
     from durak_spec.reference_impl.spec import load_spec
     rs = load_spec().ruleset(preset)
@@ -130,8 +132,9 @@ def typed_program(preset: str, n: int) -> str:
     defined = {f.name for f in tree.body if isinstance(f, ast.FunctionDef)}
     used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     names = sorted(x for x in used if x in rs._ns and x not in defined and not hasattr(builtins, x))
-    src, typed = re.subn(r"^def (\w+)\(g, s([,)])", r"def \1(g, s: State\2", src, flags=re.M)
-    if not typed:
+    src, count = re.subn(r"^def (\w+)\(g, s([,)])", r"def \1(g, s: State\2" if typed else
+                         r"def \1(g, s\2", src, flags=re.M)
+    if not count:
         raise SystemExit("the generated program has no function of (g, s, ...): update the bench")
     head = ["from typing import Any", "from durak_spec.reference_impl.state import State"]
     return "\n".join(head + [f"{x}: Any = None" for x in names]) + "\n" + src
@@ -146,7 +149,7 @@ def install(rs, n: int, module) -> None:
     rs._programs[n] = (module.step, module.play)
 
 
-def worker(preset: str, n: int, games: int, compiled: bool) -> None:
+def worker(preset: str, n: int, games: int, compiled: bool, untyped: bool) -> None:
     """One timed run: a JSON line [CPU seconds, steps, finished, fools]."""
     from durak_spec.reference_impl import state
     from durak_spec.reference_impl.simulate import simulate
@@ -157,7 +160,7 @@ def worker(preset: str, n: int, games: int, compiled: bool) -> None:
         raise SystemExit(f"durak_spec is not the one on PYTHONPATH: {state.__file__}")
     if compiled:
         module = importlib.import_module(module_name(preset, n))
-        for m in (state, module):
+        for m in (module,) if untyped else (state, module):
             if not m.__file__.endswith(sysconfig.get_config_var("EXT_SUFFIX")):
                 raise SystemExit(f"{m.__name__} is not the compiled module: {m.__file__}")
         install(rs, n, module)
@@ -181,16 +184,20 @@ def main(argv=None) -> int:
     parser.add_argument("--case", action="append", help="PRESET:PLAYERS (repeatable)")
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--untyped", action="store_true",
+                        help="compile the programs alone, untyped, Card and State left Python's")
     parser.add_argument("--worker", nargs=3, metavar=("PRESET", "PLAYERS", "MODE"),
                         help=argparse.SUPPRESS)
     parser.add_argument("--write", nargs=3, metavar=("PRESET", "PLAYERS", "FILE"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        worker(args.worker[0], int(args.worker[1]), args.games, args.worker[2] == "mypyc")
+        worker(args.worker[0], int(args.worker[1]), args.games, args.worker[2] == "mypyc",
+               args.untyped)
         return 0
     if args.write:
-        Path(args.write[2]).write_text(typed_program(args.write[0], int(args.write[1])))
+        Path(args.write[2]).write_text(typed_program(args.write[0], int(args.write[1]),
+                                                     not args.untyped))
         return 0
     if importlib.util.find_spec("mypyc") is None:
         print("needs mypyc: pip install mypy", file=sys.stderr)
@@ -203,25 +210,29 @@ def main(argv=None) -> int:
         cases.append((preset, int(n)))
     with tempfile.TemporaryDirectory() as tmp:
         pure = _checkout(Path(tmp) / "pure")
-        native = native_copy(Path(tmp) / "mypyc")
-        sources = ["durak_spec/reference_impl/cards.py", "durak_spec/reference_impl/state.py"]
+        untyped = ["--untyped"] if args.untyped else []
+        # untyped: the programs alone compiled, beside this checkout's own Card and State
+        native = _checkout(Path(tmp) / "mypyc") if untyped else native_copy(Path(tmp) / "mypyc")
+        sources = [] if untyped else ["durak_spec/reference_impl/cards.py",
+                                      "durak_spec/reference_impl/state.py"]
         for preset, n in cases:
             sources.append(f"{module_name(preset, n)}.py")
-            _run(native, ["--write", preset, str(n), str(native / sources[-1])])
+            _run(native, ["--write", preset, str(n), str(native / sources[-1]), *untyped])
         start = time.perf_counter()
         build = subprocess.run([sys.executable, "-m", "mypyc", "--follow-imports=silent",
                                 "--namespace-packages", "--explicit-package-bases", *sources],
                                capture_output=True, text=True, cwd=native)
         if build.returncode:
             raise SystemExit(f"mypyc failed:\n{(build.stdout + build.stderr)[-3000:]}")
-        print(f"mypyc compiled Card, State and {len(cases)} programs in "
+        print(f"mypyc compiled {'' if untyped else 'Card, State and '}{len(cases)} programs"
+              f"{' (untyped)' if untyped else ''} in "
               f"{time.perf_counter() - start:.0f} s")
         best: dict = {}
         played: dict = {}
         for _ in range(args.repeats):
             for preset, n in cases:
                 for mode, path in (("pure", pure), ("mypyc", native)):
-                    out = json.loads(_run(path, ["--worker", preset, str(n), mode,
+                    out = json.loads(_run(path, ["--worker", preset, str(n), mode, *untyped,
                                                  "--games", str(args.games)]).splitlines()[-1])
                     key = (preset, n, mode)
                     best[key] = min(best.get(key, out[0]), out[0])
