@@ -143,9 +143,19 @@ def _kept(fn, what: str, args: tuple, make):
 
 
 def _fingerprint(fn) -> str:
-    functions = sorted((name, value.__module__, value.__qualname__, value.__code__.co_filename)
+    """The sources `fn`'s derived lines depend on, by their contents, not where they lie: a
+    checkout moved or cloned anew finds what another path of the same tree kept."""
+    functions = sorted((name, value.__module__, value.__qualname__, _source(value))
                        for name, value in fn.__globals__.items() if inspect.isfunction(value))
     return "\0".join([_digest(fn.__code__.co_filename), _digest(__file__), repr(functions)])
+
+
+def _source(fn) -> str:
+    """The digest of the file `fn` is written in, or its file's name where it has none."""
+    try:
+        return _digest(fn.__code__.co_filename)
+    except OSError:
+        return fn.__code__.co_filename
 
 
 def _digest(path: str) -> str:

@@ -89,6 +89,29 @@ def test_a_wrapper_put_in_place_of_a_primitive_changes_what_inlining_reads(folde
     assert inline._fingerprint(primitives.mark_out) != before
 
 
+def test_the_same_primitives_at_another_path_are_read_as_the_same(tmp_path):
+    """What inlining derives is kept under the contents of the sources it reads, not their
+    paths: a checkout moved or cloned anew at another path finds it kept (a copy of
+    primitives.py elsewhere has the same fingerprint), and a changed copy does not."""
+    import importlib.util
+    from pathlib import Path
+
+    def loaded(folder, text):
+        folder.mkdir()
+        (folder / "primitives.py").write_text(text)
+        spec = importlib.util.spec_from_file_location(primitives.__name__, folder / "primitives.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)  # not put in sys.modules: its imports are the package's
+        return module
+
+    text = Path(primitives.__file__).read_text()
+    copy = loaded(tmp_path / "moved", text)
+    assert copy.mark_out.__code__.co_filename != primitives.mark_out.__code__.co_filename
+    assert inline._fingerprint(copy.mark_out) == inline._fingerprint(primitives.mark_out)
+    changed = loaded(tmp_path / "changed", text + "\n\ndef one_more(g, s, a):\n    return None\n")
+    assert inline._fingerprint(changed.mark_out) != inline._fingerprint(primitives.mark_out)
+
+
 def test_games_from_kept_programs_are_the_games_compiled_anew(folder, monkeypatch):
     """A fresh process with an empty cache, a second with the cache it left: the same program
     source and the same games (and a third with the cache off)."""
