@@ -178,6 +178,15 @@ def _alarm(signum, frame):
     raise _EngineTimeout()
 
 
+def _restore(timed: bool) -> None:
+    """The process as it was before an in-process engine's call: the timer stopped first (it
+    repeats every 0.1 s, and left running would raise the engine's timeout in the runner), then
+    os._exit."""
+    if timed:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    os._exit = _real_exit
+
+
 class PythonAdapter(Adapter):
     """An engine object in this process, called through the engine.py interface."""
 
@@ -205,12 +214,11 @@ class PythonAdapter(Adapter):
             try:
                 return fn()
             finally:
-                os._exit = _real_exit
-                if timed:
-                    signal.setitimer(signal.ITIMER_REAL, 0)
+                _restore(timed)
         except (Exception, RunInterrupted):
             raise
         except _EngineTimeout:
+            _restore(timed)  # again: the alarm may fall in the lines that restore, as fn returns
             self.engine = None  # it may be in any state: the runner restarts a fresh one
             raise EngineFault("hang", f"no answer to {cmd} within {timeout:g} s") from None
         except _EngineExit as exc:

@@ -12,6 +12,8 @@ from conformance_support import FIXTURE_CASES
 from durak_spec.conformance.cases import load_suite
 from durak_spec.tools.cli import cli
 
+TEST_TIMEOUT = "60"
+
 
 @dataclass
 class CheckRun:
@@ -29,11 +31,19 @@ class CheckRun:
 
 @pytest.fixture
 def check(tmp_path):
-    """Run `durak check -q ARGS --report FILE` in process: exit code, output and the report."""
-    def run(*args) -> CheckRun:
+    """Run `durak check -q ARGS --report FILE` in process: exit code, output and the report.
+
+    Each answer gets TEST_TIMEOUT seconds unless the test gives its own --timeout or asks for
+    the command's default (`default_timeout=True`): the engines here answer in milliseconds, but
+    a test process that has run many others, on a loaded machine, can pause longer than the
+    default's 5 s in one answer (a collection of its heap), and a test of something else would
+    fail as a hang."""
+    def run(*args, default_timeout: bool = False) -> CheckRun:
         path = tmp_path / "report.json"
         path.unlink(missing_ok=True)
-        result = CliRunner().invoke(cli, ["check", "-q", *map(str, args), "--report", str(path)])
+        timeout = () if default_timeout or "--timeout" in args else ("--timeout", TEST_TIMEOUT)
+        result = CliRunner().invoke(cli, ["check", "-q", *map(str, args), *timeout,
+                                          "--report", str(path)])
         assert "Traceback" not in result.output, result.output
         if result.exception is not None and not isinstance(result.exception, SystemExit):
             raise result.exception

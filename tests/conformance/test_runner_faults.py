@@ -276,7 +276,7 @@ def test_a_slow_starting_engine_gets_more_than_the_answer_timeout_for_its_handsh
     # without --timeout, answers get DEFAULT_TIMEOUT and the handshake START_TIMEOUT
     monkeypatch.setattr(transport, "DEFAULT_TIMEOUT", 0.5)
     run = check("--cases-dir", FIXTURE_CASES, "--case", "defence/cover_with_trump",
-                "--adapter", misbehaving("slow-start", "--delay", "1.5"))
+                "--adapter", misbehaving("slow-start", "--delay", "1.5"), default_timeout=True)
     assert run.exit_code == 0, run.output
     assert set(run.statuses().values()) == {"pass"}
 
@@ -490,3 +490,42 @@ def test_an_in_process_result_is_bounded_as_cheaply_as_an_answer_line():
             assert caught.value.what == what, (what, caught.value)
     _check_json({"state": {"hands": [["6S", "QS"], ["7S"]], "fool": None, "taking": False,
                            "n": 3, "score": 1.5, "pairs": [("6S", None)]}}, "state")
+
+
+def test_an_alarm_that_falls_as_an_answer_ends_leaves_no_timer_running(monkeypatch):
+    """An in-process engine's answer that ends just as its timeout runs out: the alarm may fall
+    after the answer, in the lines that put the process back as it was. It is a hang like any
+    other, and the timer (which repeats every 0.1 s) is stopped; left running, it would raise
+    the engine's timeout every 0.1 s in the runner itself."""
+    import signal
+    import types
+
+    class Quick:
+        def hello(self):
+            return {"protocol": "1"}
+
+    adapter = transport.PythonAdapter(Quick, "quick", timeout=5.0)
+    adapter.open()
+    real_os = transport.os
+
+    class AlarmOnRestore(types.ModuleType):  # os, but the alarm falls as os._exit is put back
+        fell = False
+
+        def __setattr__(self, name, value):
+            object.__setattr__(self, name, value)
+            if name == "_exit" and value is transport._real_exit and not AlarmOnRestore.fell:
+                AlarmOnRestore.fell = True
+                raise transport._EngineTimeout()
+
+    fake = AlarmOnRestore("os")
+    fake.__dict__.update(vars(real_os))
+    monkeypatch.setattr(transport, "os", fake)
+    try:
+        with pytest.raises(EngineFault, match="no answer to state within 5 s"):
+            adapter._guarded_call("state", lambda: {"state": {}}, 5.0)
+        assert AlarmOnRestore.fell and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        assert fake._exit is transport._real_exit
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        monkeypatch.setattr(transport, "os", real_os)
+        adapter.close()
