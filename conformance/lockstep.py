@@ -647,6 +647,7 @@ class Lockstep:
         except EngineFault as fault:
             self._fault(fault, seg, None, "step", self._in_flight())
             return None
+        problem = None
         if reply.kind == "result":
             problem = check_result("step", reply.value)
             if not problem:
@@ -658,7 +659,8 @@ class Lockstep:
         self._report("error", "", None, "a result", detail,
                      f"the engine answered step with {detail}", seg,
                      self._in_flight(),
-                     token="step-protocol" if reply.kind == "result" else f"step-{reply.kind}")
+                     token="step-protocol" if reply.kind == "result" else f"step-{reply.kind}",
+                     problem=problem or "")
         return None
 
     def _fault(self, fault: EngineFault, seg: _Segment, action, cmd: str,
@@ -678,11 +680,14 @@ class Lockstep:
         """Report one occurrence. The witness is built only when the campaign wants it: a new
         signature, or a shorter witness of a known one. An engine error's `token` (what it
         answered, to which command) and its message's digest stand in its signature for the rule
-        it has not: the digest of `problem` where given, what is wrong without where it showed
-        (an answer out of protocol after any action is one divergence, not one per card)."""
+        it has not: where `problem` is given (protocol.check_result's), its digest, of what is
+        wrong and where in the schema's terms alone, not of where it showed nor of the value
+        (an answer out of protocol after any action is one divergence, not one per card, and a
+        hand size of 0 as false and one of 1 as true are one, not one per value)."""
         shape = shape_of(action) if kind != "error" or action is not None else "step"
         if kind == "error" and token:
-            shape = f"{token}#{error_key(problem or message)}"
+            digest = getattr(problem, "digest", None)
+            shape = f"{token}#{digest or error_key(problem or message)}"
         sig = self.reported = signature(kind, rule, shape)
         prior = self.since_sync
         self.pending.add(sig)
@@ -818,10 +823,10 @@ class Lockstep:
         """Report the legal-set differences, one per signature; return the engine's set."""
         if _same(have, want):
             return want
-        if check_result("legal", {"actions": have}):
-            self._report("error", "", None, "a list of actions", have,
-                         f"legal: {check_result('legal', {'actions': have})}", seg, steps,
-                         token="legal-protocol")
+        problem = check_result("legal", {"actions": have})
+        if problem:
+            self._report("error", "", None, "a list of actions", have, f"legal: {problem}", seg,
+                         steps, token="legal-protocol", problem=problem)
             return None
         have_set = {" ".join(a.split()) for a in have}
         if self.agreed is not None:  # the reference adopts the engine's view of these actions

@@ -6,6 +6,7 @@ of result, skipped or error) and, for results, the schema of that command's resu
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from functools import lru_cache
@@ -42,8 +43,42 @@ def validator(name: str):
     return jsonschema.Draft202012Validator(schema, registry=_registry())
 
 
-def first_error(name: str, data) -> str | None:
-    """The first schema error of `data` against message schema `name`, as one line, or None."""
+class SchemaProblem(str):
+    """first_error's line, and `digest`: a short digest of what is wrong and where in the
+    schema's own terms (schema_key), never of the value nor of the library's wording: the
+    fuzzer's signature of an answer out of protocol carries it, so that an engine writing a hand
+    size of 0 as false and one of 1 as true is one divergence, not one per value."""
+
+    __slots__ = ("digest",)
+
+
+# The JSON type of a value as JSON Schema names it (bool before int: a bool is an int to Python)
+_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string",
+               type(None): "null", list: "array", dict: "object"}
+
+
+def schema_key(name: str, err) -> str:
+    """What a jsonschema error says is wrong, without the value: the schema, the path (each
+    index as *), the keyword, what the schema expects there (the keyword's value: a type, a
+    pattern, a bound, an enum's list; for required, the properties missing; for
+    additionalProperties, those it does not allow) and the JSON type of the value found."""
+    path = "/".join("*" if type(p) is int else str(p) for p in err.absolute_path)
+    expected = err.validator_value
+    instance = err.instance
+    if err.validator == "required" and type(instance) is dict:
+        expected = [p for p in expected if p not in instance]
+    elif err.validator == "additionalProperties" and type(instance) is dict \
+            and type(err.schema) is dict:
+        known, patterns = err.schema.get("properties", {}), err.schema.get("patternProperties", {})
+        expected = sorted(str(k) for k in instance
+                          if k not in known and not any(re.search(p, str(k)) for p in patterns))
+    found = _JSON_TYPES.get(type(instance)) or type(instance).__name__
+    return json.dumps([name, path, err.validator, expected, found], sort_keys=True, default=str)
+
+
+def first_error(name: str, data) -> SchemaProblem | None:
+    """The first schema error of `data` against message schema `name`, as one line (with the
+    digest of schema_key), or None."""
     errors = list(validator(name).iter_errors(data))
     if not errors:
         return None
@@ -51,7 +86,10 @@ def first_error(name: str, data) -> str | None:
 
     err = best_match(errors)
     where = "/".join(str(p) for p in err.absolute_path)
-    return f"{err.message}" + (f" at {where}" if where else "") + f" (schema {name}.json)"
+    problem = SchemaProblem(f"{err.message}" + (f" at {where}" if where else "")
+                            + f" (schema {name}.json)")
+    problem.digest = hashlib.sha1(schema_key(name, err).encode()).hexdigest()[:6]
+    return problem
 
 
 def reads_named_suits(hello: dict) -> bool:
@@ -84,20 +122,54 @@ def _plain_response(obj) -> bool:
 _ACTION = re.compile(r"\s*[0-9]+\s+[a-z]+(\s.*)?$", re.S)
 
 
-def _is_cards(x) -> bool:
-    return type(x) is list and all(type(c) is str and 2 <= len(c) <= 3 for c in x)
+@lru_cache(maxsize=None)
+def _state_terms() -> tuple:
+    """What result-state.json allows of a card's text, a table card's text and a seat: (card
+    pattern, table card pattern, highest seat), read from the schema itself."""
+    fields = json.loads((SCHEMAS / "protocol" / "result-state.json").read_text()
+                        )["properties"]["state"]["properties"]
+    table_card = next(s for s in fields["table"]["items"]["items"]["anyOf"] if "pattern" in s)
+    return (re.compile(fields["trump"]["pattern"]).match, re.compile(table_card["pattern"]).match,
+            fields["attacker"]["maximum"])
 
 
 def _plain_state(st) -> bool:
-    ints = ("talon_count", "discard_count", "attacker", "defender")
-    return (type(st) is dict and all(type(st.get(k, 0)) is int for k in ints)
-            and all(type(st.get(k, False)) is bool for k in ("taking", "finished"))
-            and all(_is_cards(h) for h in st.get("hands", []))
-            and all(type(p) is list and 1 <= len(p) <= 2 for p in st.get("table", []))
-            and all(type(x) is int for x in st.get("out", []))
-            and all(type(x) is int for x in st.get("hand_sizes", []))
-            and type(st.get("trump", "")) is str
-            and (st.get("fool") is None or type(st.get("fool")) is int))
+    """A quick test that implies result-state.json's "state" holds: every field it names of its
+    type, a card's text of its pattern, a seat in its range (the types alone would take an
+    attacker of 7 or a trump of "6s")."""
+    if type(st) is not dict:
+        return False
+    card, table_card, top = _state_terms()
+    get = st.get
+    for k in ("talon_count", "discard_count"):
+        if type(get(k, 0)) is not int:
+            return False
+    for k in ("attacker", "defender"):
+        x = get(k, 0)
+        if type(x) is not int or not 0 <= x <= top:
+            return False
+    for k in ("taking", "finished", "redeal"):
+        if type(get(k, False)) is not bool:
+            return False
+    fool = get("fool")
+    if fool is not None and (type(fool) is not int or not 0 <= fool <= top):
+        return False
+    if "trump" in st and (type(st["trump"]) is not str or not card(st["trump"])):
+        return False
+    hands, table, out, sizes = get("hands", []), get("table", []), get("out", []), \
+        get("hand_sizes", [])
+    if type(hands) is not list or type(table) is not list or type(out) is not list \
+            or type(sizes) is not list:
+        return False
+    for h in hands:
+        if type(h) is not list or not all(type(c) is str and card(c) for c in h):
+            return False
+    for pair in table:
+        if type(pair) is not list or not all(c is None or type(c) is str and table_card(c)
+                                             for c in pair):
+            return False
+    return all(type(x) is int and 0 <= x <= top for x in out) and \
+        all(type(x) is int for x in sizes)
 
 
 _ACCEPTED = repeat("accepted")

@@ -9,6 +9,12 @@ serves the reference):
     sizes-float   every hand size as a float, 6.0 for 6     (in protocol: to JSON Schema, an
                                                              integer is a number without a fraction)
 
+and engines out of protocol in values of one field, each one bug whatever the value, or in two:
+
+    seat-range    the attacker's seat plus 6                (above the schema's maximum)
+    trump-lower   the trump card's text in lower case       (not the pattern of a card)
+    taking-sizes  "taking": 1 for true, a hand size of 0 as false (two bugs, in two fields)
+
 Their start and their verdicts and legal sets are the reference's."""
 
 from __future__ import annotations
@@ -29,6 +35,13 @@ def _loosen(state: dict, mode: str) -> None:
         state["hand_sizes"] = [bool(n) if n < 2 else n for n in state["hand_sizes"]]
     elif mode == "sizes-float":
         state["hand_sizes"] = [float(n) for n in state["hand_sizes"]]
+    elif mode == "seat-range":
+        state["attacker"] += 6
+    elif mode == "trump-lower":
+        state["trump"] = state["trump"].lower()
+    elif mode == "taking-sizes":
+        state["taking"] = 1 if state["taking"] else False
+        state["hand_sizes"] = [False if n == 0 else n for n in state["hand_sizes"]]
 
 
 class LooseNumbers(ReferenceEngine):
@@ -57,6 +70,9 @@ FinishedInt = _named("finished-int")
 TakingFloat = _named("taking-float")
 SizesBool = _named("sizes-bool")
 SizesFloat = _named("sizes-float")
+SeatRange = _named("seat-range")
+TrumpLower = _named("trump-lower")
+TakingSizes = _named("taking-sizes")
 
 if __name__ == "__main__":
     from durak_spec.conformance.examples.reference_engine import serve
