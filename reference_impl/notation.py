@@ -196,25 +196,29 @@ def protocol_state(s: State) -> dict:
 
 def state_record(s: State) -> tuple:
     """What protocol_state reads of `s`, kept as it is now (later steps change the state's lists
-    in place): record_state makes protocol_state's dict of it, only when one is wanted, and
-    record_is tells whether an engine's state is that dict exactly. The fuzzer keeps one per step
-    it plans, at a fraction of protocol_state's cost."""
-    return (tuple(map(tuple, s.hands)), tuple(map(tuple, s.table)), len(s.talon),
-            s.trump_card.text, len(s.discard), s.attacker, s.defender, s.taking, tuple(s.out),
-            s.finished, s.fool, s.redealt)
+    in place), its hands' and table's texts made at once: record_state makes protocol_state's
+    dict of it, only when one is wanted, and record_is tells whether an engine's state is that
+    dict exactly. The fuzzer keeps one per step it plans. Its hands are _HANDS's own lists,
+    never to be changed (record_state copies them)."""
+    get, texts, sizes, table = _HANDS.get, [], [], []
+    for hand in s.hands:  # (plain loops, as protocol_state's)
+        key = tuple(hand)
+        texts.append(get(key) or _hand_texts(key))
+        sizes.append(len(hand))
+    for a, d in s.table:
+        table.append([a.text, d.text if d is not None else None])
+    return (texts, sizes, table, len(s.talon), s.trump_card.text, len(s.discard), s.attacker,
+            s.defender, s.taking, tuple(s.out), s.finished, s.fool, s.redealt)
 
 
 def record_state(record: tuple) -> dict:
-    """protocol_state of the state `record` (state_record) was made of."""
-    hands, table, talon, trump, discard, attacker, defender, taking, out, finished, fool, \
+    """protocol_state of the state `record` (state_record) was made of: its lists new."""
+    texts, sizes, table, talon, trump, discard, attacker, defender, taking, out, finished, fool, \
         redealt = record
-    get = _HANDS.get
-    state = {"hands": [list(get(key) or _hand_texts(key)) for key in hands],
-             "hand_sizes": [len(key) for key in hands], "talon_count": talon, "trump": trump,
-             "table": [[a.text, d.text if d is not None else None] for a, d in table],
-             "discard_count": discard, "attacker": attacker, "defender": defender,
-             "taking": taking, "out": [i for i, o in enumerate(out) if o], "finished": finished,
-             "fool": fool}
+    state = {"hands": [list(h) for h in texts], "hand_sizes": list(sizes), "talon_count": talon,
+             "trump": trump, "table": [list(p) for p in table], "discard_count": discard,
+             "attacker": attacker, "defender": defender, "taking": taking,
+             "out": [i for i, o in enumerate(out) if o], "finished": finished, "fool": fool}
     if redealt:
         state["redeal"] = True
     return state
@@ -222,36 +226,28 @@ def record_state(record: tuple) -> dict:
 
 def record_is(have, record: tuple) -> bool:
     """Whether `have` (an engine's state) is record_state(record) exactly, as JSON too, for a
-    game not over: its numbers and truth values are the record's own objects (False and True are
-    unique, CPython keeps one object per small integer and json.loads returns it), so 0 for false
-    or 6.0 for 6 is not taken for them (Python finds them equal). False for a game over, and for
-    any state it does not prove, which the caller then compares as it would without it: this
-    decides how soon a state is taken, never whether."""
-    hands, table, talon, trump, discard, attacker, defender, taking, out, finished, fool, \
+    game not over: its hands and table equal to the record's texts (each list compared whole: a
+    list is never equal to a tuple, nor a text to anything but a text), its numbers and truth
+    values the record's own objects (False and True are unique, CPython keeps one object per
+    small integer and json.loads returns it), so 0 for false or 6.0 for 6 is not taken for them
+    (Python finds them equal). A game over too: its roles then are the record's as well, though
+    the fuzzer no longer compares them (the reference's own state is in protocol). False for a
+    redealt deal and for any state it does not prove, which the caller then compares as it would
+    without it: this decides how soon a state is taken, never whether."""
+    texts, sizes, table, talon, trump, discard, attacker, defender, taking, out, finished, fool, \
         redealt = record
     try:
-        if finished or redealt or type(have) is not dict or len(have) != 12 \
-                or have["finished"] is not False or have["taking"] is not taking \
+        if redealt or type(have) is not dict or len(have) != 12 \
+                or have["finished"] is not finished or have["taking"] is not taking \
                 or have["attacker"] is not attacker or have["defender"] is not defender \
                 or have["talon_count"] is not talon or have["discard_count"] is not discard \
-                or have["fool"] is not fool or have["trump"] != trump:
+                or have["fool"] is not fool or have["trump"] != trump \
+                or have["hands"] != texts or have["table"] != table:
             return False
-        texts, sizes, pairs, gone = have["hands"], have["hand_sizes"], have["table"], have["out"]
-        if type(texts) is not list or type(sizes) is not list or type(pairs) is not list \
-                or len(texts) != len(hands) or len(sizes) != len(hands) \
-                or len(pairs) != len(table):
+        given = have["hand_sizes"]
+        if type(given) is not list or len(given) != len(sizes) or not all(map(is_, given, sizes)):
             return False
-        get = _HANDS.get
-        i = 0
-        for key in hands:  # (a plain loop, as protocol_state's)
-            if sizes[i] is not len(key) or texts[i] != (get(key) or _hand_texts(key)):
-                return False
-            i += 1
-        i = 0
-        for a, d in table:
-            if pairs[i] != [a.text, d.text if d is not None else None]:
-                return False
-            i += 1
+        gone = have["out"]
         if True in out:
             seats = [i for i, o in enumerate(out) if o]
             return type(gone) is list and len(gone) == len(seats) and all(map(is_, gone, seats))
