@@ -83,6 +83,7 @@ YOUNG = 10_000       # allocations between collections of the youngest generatio
 CAUSES = 4           # earlier signatures replayed as agreed, at most, to settle what one follows
 CONFIRM_GAMES = 10   # games played where the campaign did not look, to confirm one advice
 CONFIRM_VALUES = 3   # other values of an advised option the engine is sent in them, at most
+BEYOND_SHARE = 2     # a campaign's games / this: games played again beyond the causes it explained
 SEED_EVERY = 10      # every this many games, a game starts from the generated boundary case of a
                      # clause side not reached yet (from a deal, for an engine without positions)
 
@@ -127,6 +128,13 @@ class Entry:
     # the other signatures of the same root cause, joined to this one (group_causes): each with
     # its own witness, count and case
     forms: list = field(default_factory=list)
+    # found beyond other causes (Campaign.beyond): what explains them (their advice's option
+    # values, "rule R" -> a changed clause), as which the reference played the games that
+    # reached it; its witness is under the variant itself
+    beyond: dict | None = None
+    # it follows from its follows_from only together: the reference played as all of them
+    # explain it, at once, no longer shows it (Campaign.settle_beyond)
+    together: bool = False
 
     @property
     def check(self) -> str:
@@ -159,6 +167,7 @@ class Entry:
                 "follows": self.follows, "explained": self.explained, "changed": self.changed,
                 "case": self.case["id"] if self.case else None,
                 "case_path": str(self.case_path) if self.case_path else None,
+                "beyond": self.beyond, "together": self.together,
                 "forms": [{"signature": f.signature, "occurrences": f.count, "steps": len(f.witness.steps),
                            "message": f.witness.message, "follows": f.follows,
                            "case": f.case["id"] if f.case else None,
@@ -186,6 +195,11 @@ class FuzzResult:
     coverage: dict = field(default_factory=dict)
     errors: list = field(default_factory=list)
     played_forms: frozenset = frozenset()  # the variant's forms played as a named suit (texts)
+    # games played again with the reference as the causes found explain them (Campaign.beyond):
+    # how many, and as what (option values, and "rule R" -> a clause where no option explains R)
+    beyond_games: int = 0
+    beyond_as: dict = field(default_factory=dict)
+    beyond_stopped: str = ""
 
     @property
     def new(self) -> list:
@@ -298,6 +312,9 @@ class Campaign:
         self.played_at: dict = {}  # player count -> games the engine played, deals it skipped
         self.replayed_signatures: set = set()
         self.replaying = False
+        self.beyond_games, self.beyond_as = 0, {}  # Campaign.beyond: games played, and as what
+        self.beyond_stopped = ""  # ... and why it stopped before its games, if it did
+        self._beyond_causes: list = []  # ... and the entries whose explanations it played as
         for sig in known:
             kind, rule = sig.split()[:2]
             self.lock.known(Divergence(kind, rule, "", None, None, None, "", {}, [], 0))
@@ -566,6 +583,143 @@ class Campaign:
                 break
         cache[key] = plays
         return plays
+
+    # -- beyond the causes found ---------------------------------------------------------------
+    def beyond(self, entries: list, games: int) -> list[Entry]:
+        """Divergences that other causes hide. An engine with a bug that shows in most bouts (a
+        throw-in rule of its own, say) ends every game the campaign plays early: the reference
+        and the engine part, and a bug that shows only later in a deal (who goes out at the draw,
+        who is the fool) is never reached. Where the run confirmed advice for its causes (the
+        engine plays as if X = Y), play `games` more games with the reference under those values,
+        which the engine then plays alike, and wherever it still diverges, take the reference's
+        position before that step under the variant itself: a divergence the engine shows there
+        too, from that position (or from a deal and prefix that reach it, for an engine without
+        positions), is a cause of its own, with a witness under the variant like any other. Its
+        entry says which advice the games were played under (Entry.beyond)."""
+        causes = [e for e in entries if e.advice or e.change is not None]
+        masked = self._explained_by(causes)
+        if masked is None or games <= 0:
+            return []
+        masked, change, clauses = masked
+        known = set(self.entries)
+        self.beyond_games, self.beyond_as = games, {**change, **{
+            f"rule {rule_id}": clause for rule_id, clause in clauses.items()}}
+        self._beyond_causes = causes
+        rng = random.Random(f"{self.seed_value} beyond {sorted(self.beyond_as.items())}")
+        self._scratch_coverage = ClauseCoverage(masked, self.players)
+        new: list[Entry] = []
+        for game in range(games):
+            n = self.players[game % len(self.players)]
+            try:
+                setup = Setup.deal(masked, n, rng.randrange(2**31)).to_json()
+            except DurakError:
+                continue
+            try:
+                seen = self._occurrences(setup, None, random.Random(rng.getrandbits(64)),
+                                         limit=STEP_LIMIT, ruleset=masked)
+            except (RuntimeError, DurakError) as exc:  # the variant so changed cannot be played
+                self.beyond_games = game
+                self.beyond_stopped = f"the reference could not play as they explain: {exc}"
+                break
+            for d in seen:
+                if d.kind == "error" or d.signature in known:
+                    continue
+                known.add(d.signature)  # one try per signature: the first witness reached
+                w = self._under_variant(d, masked)
+                if w is not None and w.signature not in self.entries:
+                    entry = Entry(w, first_game=self.game, known=self.known.get(w.signature),
+                                  after=set(), alternatives=list(w.alternatives),
+                                  plain=not w.alternatives, beyond=dict(self.beyond_as))
+                    self.entries[w.signature] = entry
+                    new.append(entry)
+        return new
+
+    def _explained_by(self, causes: list):
+        """(the campaign's variant played as every one of `causes` explains it: its confirmed
+        advice's option values, else where no option explains it the one-place change of a clause
+        its diagnosis found; those values; those clauses by rule), or None where none explains
+        any or two explain one option or rule otherwise."""
+        change: dict = {}
+        clauses: dict = {}
+        for e in causes:
+            for option, value in (e.advice or {}).items():
+                if change.setdefault(option, value) != value:  # two causes, two values: neither
+                    return None
+            if not e.advice and e.change is not None:
+                if clauses.setdefault(e.change[0], e.change[1]) != e.change[1]:
+                    return None
+        if not (change or clauses):
+            return None
+        try:
+            spec = self.spec
+            for rule_id, clause in clauses.items():
+                spec = spec.with_clause(rule_id, clause)
+            return spec.ruleset(self.preset, {**self.options, **change}), change, clauses
+        except DurakError:
+            return None
+
+    def settle_beyond(self, new: list, entries: list) -> None:
+        """A divergence found beyond other causes may show only where two of them meet (a
+        throw-in the engine refuses and a bound of the hand it does not keep, which alone each
+        play as the variant there): its witness is played again with the reference as every
+        other cause explains it, all at once (the causes the games were played as, and the other
+        divergences found beyond them); where it then no longer shows, and nothing else does
+        before it, it follows from them together (Entry.together). One that follows from one
+        cause alone is found first, as settle_by_variant finds it."""
+        for entry in new:
+            if entry.known is None and not entry.follows_from:  # one cause alone, first
+                self.settle_by_variant(entry, entry.witness, entries)
+            if entry.follows_from or entry.known is not None:
+                continue
+            causes = self._beyond_causes + [e for e in new if e is not entry and
+                                            (e.advice or e.change is not None)]
+            combined = self._explained_by(causes)
+            if combined is None:
+                continue
+            w = entry.witness
+            self._scratch_coverage = ClauseCoverage(self.lock.ruleset)
+            seen = self._occurrences(w.setup, w.steps)
+            if not any(d.kind == w.kind and d.length == w.length for d in seen):
+                continue
+            before = {d.signature for d in seen}
+            try:
+                again = self._occurrences(w.setup, w.steps, ruleset=combined[0])
+            except (RuntimeError, DurakError):  # the variant so changed cannot play it: unsettled
+                continue
+            shown = {d.signature for d in again if d.length <= w.length}
+            if any(d.kind == w.kind and d.length == w.length for d in again) or shown - before:
+                continue
+            by_rule: dict = {}  # one signature per cause's rule: its most frequent
+            for e in sorted(causes, key=lambda e: (-e.count, e.signature)):
+                by_rule.setdefault(e.witness.rule, e.signature)
+            entry.follows_from = sorted(by_rule.values())
+            entry.together = True
+
+    def _under_variant(self, d: Divergence, masked) -> Divergence | None:
+        """The divergence `d`, seen with the reference under `masked`, shown by the engine under
+        the campaign's variant: from the position before its last step (the variant's own rules
+        from there on), else None."""
+        try:
+            setup = Setup.from_json(d.setup, masked.deck, masked.player_limits)
+            g = Game(masked, setup)
+            for step in d.steps[:-1]:
+                if step["expect"] == "accept":
+                    g.apply_action(g.parse_action(step["do"]))
+        except (DurakError, RuntimeError):
+            return None
+        position = position_of(g) if g.state.steps or setup.is_position else setup
+        if position is None:
+            return None
+        steps = list(d.steps[-1:])
+        start = position.to_json()
+        if not self.lock.positions and position.is_position:
+            reached = fromdeal.reach(self.lock.ruleset, start, [s["do"] for s in steps])
+            if reached.status != "found":
+                return None
+            start = reached.setup
+            steps = [{"do": a, "expect": "accept"} for a in reached.prefix] + steps
+        self._scratch_coverage = ClauseCoverage(self.lock.ruleset, self.players)
+        return self._reproduces(d.signature, start, steps)
 
     # -- shrinking ---------------------------------------------------------------------------
     def _occurrences(self, setup_json: dict, steps: list | None, rng=None,
@@ -1161,6 +1315,21 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
         if diagnosis > 0:
             camp.diagnose(entry, diagnosis)
     confirm_advice(camp, entries)
+    if not result.interrupted:  # causes that the advised house rules hide, each a case of its own
+        new = camp.beyond(entries, camp.game // BEYOND_SHARE)
+        for entry in new:
+            entry.found_length = entry.witness.length
+            found[id(entry)] = entry.witness
+            if shrink:
+                camp.shrink(entry)
+            if diagnosis > 0:
+                camp.diagnose(entry, diagnosis)
+        if new:
+            entries += new
+            confirm_advice(camp, entries)
+            camp.settle_beyond(new, entries)
+        result.beyond_games, result.beyond_as = camp.beyond_games, camp.beyond_as
+        result.beyond_stopped = camp.beyond_stopped
     if not result.interrupted:  # a state the engine reaches through an earlier difference too
         for entry in entries:
             camp.settle_by_variant(entry, found[id(entry)], entries)
@@ -1488,6 +1657,7 @@ def results_of(result: FuzzResult, preset: str, adapter_name: str, spec_dir: str
     fail for a new divergence, xfail for a known one, xpass for a known one that vanished."""
     out = []
     spec_opt = f" --spec {shlex.quote(spec_dir)}" if spec_dir else ""
+    every = {f.signature: f for f in flat(result.entries)}
     for e in result.entries:
         w = e.witness
         reproduce = (f"durak{spec_opt} check --adapter {shlex.quote(adapter_name)} --cases-dir "
@@ -1503,6 +1673,8 @@ def results_of(result: FuzzResult, preset: str, adapter_name: str, spec_dir: str
         # a divergence that replaying shows to follow from others is their problem's, when they
         # are of one rule: one root cause, one problem
         causes = {sig.split()[1] for sig in e.follows} - {"-"}
+        if e.together:  # where causes meet: the problem of the one found beyond the others
+            causes = {sig.split()[1] for sig in e.follows if sig in every and every[sig].beyond}
         want, have, mine = w.want, w.have, _own_groups(w, result.played_forms)
         if mine is not None:  # the part of the legal sets this divergence is about
             want, have = [t for t in want if mine(t)], [t for t in have if mine(t)]

@@ -129,6 +129,9 @@ def merge(results: list[FuzzResult]) -> FuzzResult:
         out.errors += r.errors
         out.interrupted |= r.interrupted
         out.played_forms |= r.played_forms
+        out.beyond_games += r.beyond_games
+        out.beyond_as.update(r.beyond_as)
+        out.beyond_stopped = out.beyond_stopped or r.beyond_stopped
         for e in flat(r.entries):  # each worker's root causes taken apart, grouped again below
             have = by_sig.get(e.signature)
             if have is None:
@@ -186,6 +189,14 @@ def _print(res: FuzzResult, adapter_name: str, preset: str, players, options, ou
     click.echo(f"{len(res.entries)} distinct divergence(s): {len(new)} new, {len(known)} known; "
                f"{sum(1 for e in res.entries if not e.follows_from)} not the consequence of another"
                + (f"; {forms} more signature(s) shown as forms of these causes" if forms else ""))
+    if res.beyond_stopped:
+        click.echo(f"the games beyond the causes found stopped after {res.beyond_games}: "
+                   f"{res.beyond_stopped}")
+    if res.beyond_games:
+        beyond = [e for e in flat(res.entries) if e.beyond]
+        click.echo(f"{res.beyond_games} more game(s) with the reference playing as the causes found "
+                   f"explain them ({_as_text(res.beyond_as)}), to reach what they hide: "
+                   f"{len(beyond)} divergence(s) found there, each shown again under {preset}")
     spec_opt = f" --spec {shlex.quote(spec_dir)}" if spec_dir else ""
     for e in res.entries:
         w = e.witness
@@ -195,6 +206,9 @@ def _print(res: FuzzResult, adapter_name: str, preset: str, players, options, ou
         click.echo(f"      rule: {w.rule or '-'}; {w.message}")
         if e.follows_from:
             click.echo(f"      {_follows(e)}")
+        if e.beyond:
+            click.echo(f"      found beyond the other causes: in a game where the reference played "
+                       f"as {_as_text(e.beyond)}; its case is under {preset}")
         if w.diagnosis:
             click.echo(f"      diagnosis: {w.diagnosis}")
         if e.known is not None:
@@ -242,8 +256,18 @@ def _print(res: FuzzResult, adapter_name: str, preset: str, players, options, ou
             click.echo(f"  {rule:28s} {cells[0]:28s} {cells[1]}")
 
 
+def _as_text(values: dict) -> str:
+    """Option values and changed clauses (FuzzResult.beyond_as) as one line."""
+    return "; ".join(f"{k}: {v}" if k.startswith("rule ") else f"{k} = {v}"
+                     for k, v in values.items())
+
+
 def _follows(e) -> str:
     """Why a divergence is probably the consequence of earlier ones (Entry.follows_from)."""
+    if getattr(e, "together", False):
+        return (f"follows {' and '.join(e.follows)} together: replayed with the reference as they "
+                "explain them, all at once, it no longer shows (probably their consequence where "
+                "they meet)")
     changed = getattr(e, "changed", {})
     agreed = [s for s in e.follows if s not in e.explained and s not in changed]
     parts = [f"follows {', '.join(agreed)}: replayed with that difference taken as agreed, it "
@@ -387,6 +411,8 @@ def fuzz_command(ctx, adapter_name, variants, options, players, games, seed_valu
                               res.skip_reasons.items(), key=lambda kv: -kv[1])],
                           "seed": seed_value, "jobs": len(args), "replayed": res.replayed,
                           "divergences": [e.to_json() for e in res.entries],
+                          "beyond": {"games": res.beyond_games, "as": res.beyond_as,
+                                     "stopped": res.beyond_stopped},
                           "vanished": [{"signature": s, "reason": r, "replayed": p}
                                        for s, r, p in res.vanished],
                           "coverage": res.coverage})
