@@ -1307,23 +1307,20 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
     entries = sorted(camp.entries.values(),
                      key=lambda e: (e.known is not None, bool(e.follows_from), e.first_game))
     found = {}
-    for entry in entries:
-        entry.found_length = entry.witness.length
-        found[id(entry)] = entry.witness
-        if shrink:
-            camp.shrink(entry)
-        if diagnosis > 0:
-            camp.diagnose(entry, diagnosis)
-    confirm_advice(camp, entries)
-    if not result.interrupted:  # causes that the advised house rules hide, each a case of its own
-        new = camp.beyond(entries, camp.game // BEYOND_SHARE)
-        for entry in new:
+
+    def shrunk_and_diagnosed(group: list) -> None:  # the witness as found kept first
+        for entry in group:
             entry.found_length = entry.witness.length
             found[id(entry)] = entry.witness
             if shrink:
                 camp.shrink(entry)
             if diagnosis > 0:
                 camp.diagnose(entry, diagnosis)
+    shrunk_and_diagnosed(entries)
+    confirm_advice(camp, entries)
+    if not result.interrupted:  # causes that the advised house rules hide, each a case of its own
+        new = camp.beyond(entries, camp.game // BEYOND_SHARE)
+        shrunk_and_diagnosed(new)
         if new:
             entries += new
             confirm_advice(camp, entries)
