@@ -1301,12 +1301,10 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
     result.played_forms = frozenset(f.text for f in camp.lock.ruleset.played_forms)
     if camp.game == 0 and skipped:
         result.errors.append(f"the engine skipped every deal ({skipped}): {reason}")
-    if not result.interrupted:
-        for entry in camp.entries.values():  # before shrinking: the witness shows what came first
-            camp.settle_follows(entry)
-    entries = sorted(camp.entries.values(),
-                     key=lambda e: (e.known is not None, bool(e.follows_from), e.first_game))
-    found = {}
+    def in_order() -> list:
+        return sorted(camp.entries.values(),
+                      key=lambda e: (e.known is not None, bool(e.follows_from), e.first_game))
+    found: dict = {}
 
     def shrunk_and_diagnosed(group: list) -> None:  # the witness as found kept first
         for entry in group:
@@ -1316,22 +1314,34 @@ def fuzz(spec, adapter: Adapter, hello: dict, *, preset: str, options: dict | No
                 camp.shrink(entry)
             if diagnosis > 0:
                 camp.diagnose(entry, diagnosis)
-    shrunk_and_diagnosed(entries)
-    confirm_advice(camp, entries)
-    if not result.interrupted:  # causes that the advised house rules hide, each a case of its own
-        new = camp.beyond(entries, camp.game // BEYOND_SHARE)
-        shrunk_and_diagnosed(new)
-        if new:
+    late = False  # stopped after the games, while shrinking or looking further
+    try:
+        if not result.interrupted:
+            for entry in camp.entries.values():  # before shrinking: the witness shows what came first
+                camp.settle_follows(entry)
+        entries = in_order()
+        shrunk_and_diagnosed(entries)
+        confirm_advice(camp, entries)
+        if not result.interrupted:  # causes that the advised house rules hide, each a case of its own
+            new = camp.beyond(entries, camp.game // BEYOND_SHARE)
             entries += new
-            confirm_advice(camp, entries)
-            camp.settle_beyond(new, entries)
-        result.beyond_games, result.beyond_as = camp.beyond_games, camp.beyond_as
-        result.beyond_stopped = camp.beyond_stopped
-    if not result.interrupted:  # a state the engine reaches through an earlier difference too
-        for entry in entries:
-            camp.settle_by_variant(entry, found[id(entry)], entries)
+            shrunk_and_diagnosed(new)
+            if new:
+                confirm_advice(camp, entries)
+                camp.settle_beyond(new, entries)
+        if not result.interrupted:  # a state the engine reaches through an earlier difference too
+            for entry in entries:
+                camp.settle_by_variant(entry, found[id(entry)], entries)
+    except KeyboardInterrupt:  # what was found is reported as it stands: no find is lost
+        result.interrupted, late = True, True
+        entries = in_order()
+        if camp.beyond_games:
+            camp.beyond_stopped = camp.beyond_stopped or "interrupted"
+    result.beyond_games, result.beyond_as = camp.beyond_games, camp.beyond_as
+    result.beyond_stopped = camp.beyond_stopped
     entries = group_causes(merge_renamed(entries))
-    confirm_advice(camp, entries)  # again, each root cause with all its forms
+    if not late:
+        confirm_advice(camp, entries)  # again, each root cause with all its forms
     for entry in flat(entries):
         try:
             camp.write_case(entry, out_dir)

@@ -19,12 +19,12 @@ TWO_BUGS = MUTANTS + "throw_in_attack_ranks+no_hand_bound"
 GAMES = 100  # at 4 players, seed 1: the campaign's own games never reach the hand bound's bug
 
 
-def _campaign(spec, name, tmp_path, games=GAMES):
+def _campaign(spec, name, tmp_path, games=GAMES, **kw):
     adapter = make_adapter(name, spec=spec)
     hello = adapter.open()
     try:
         return fuzz(spec, adapter, hello, preset="podkidnoy", players=[4], games=games,
-                    seed_value=1, out_dir=tmp_path, adapter_name=name)
+                    seed_value=1, out_dir=tmp_path, adapter_name=name, **kw)
     finally:
         adapter.close()
 
@@ -103,3 +103,19 @@ def test_a_variant_the_reference_cannot_play_stops_the_games_beyond_and_says_so(
     res = _campaign(spec, TWO_BUGS, tmp_path, games=20)
     assert res.beyond_games == 0 and "interpreter deadlock" in res.beyond_stopped
     assert "throw_in.rank" in _rules(res)
+
+
+@pytest.mark.parametrize("where", ["shrink", "_under_variant"])
+def test_stopped_while_shrinking_or_looking_beyond_the_finds_are_reported(spec, tmp_path,
+                                                                          monkeypatch, where):
+    """Ctrl-C (or SIGTERM) after the games, while a divergence is shrunk or the games beyond
+    run: the campaign stops there and reports what it found, each with its case, as when it is
+    stopped during its games; nothing found is lost."""
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(fuzz_module.Campaign, where, stop)
+    res = _campaign(spec, TWO_BUGS, tmp_path, games=20, diagnosis=30 if where != "shrink" else 0)
+    assert res.interrupted and "throw_in.rank" in _rules(res)
+    assert all(e.case_path is not None and e.case_path.exists() for e in flat(res.entries))
+    if where == "_under_variant":
+        assert res.beyond_stopped == "interrupted"
