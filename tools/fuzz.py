@@ -2,7 +2,8 @@
 (conformance/fuzz.py).
 
 Every distinct divergence is listed once, with the rule that decides it, its occurrences and the
-path of its shrunk case; the rule coverage of the campaign follows. Exit 0 when nothing new
+path of its shrunk case, those found in the games played beyond the causes the run explained
+(conformance/fuzz.py Campaign.beyond) marked so; the rule coverage of the campaign follows. Exit 0 when nothing new
 diverged, 1 on new divergences (or a known one whose saved witness no longer diverges), 2 on usage
 errors, 3 when the engine skipped more deals than it played or every deal at a player count (the
 reasons are printed, grouped),
@@ -337,7 +338,9 @@ def _is_position(setup: dict) -> bool:
 def fuzz_command(ctx, adapter_name, variants, options, players, games, seed_value, jobs, out_dir,
                  known_file, database, timeout, no_shrink, report_file, junit_file, html_file, quiet):
     """Play random games in lockstep on the reference and an engine; report every distinct
-    divergence, each shrunk to a short case."""
+    divergence, each shrunk to a short case. Where the run explains its causes (a house rule the
+    engine plays), half as many games again are played as they explain it, so that one bug does
+    not hide another."""
     spec = _load(ctx)
     variants = variants or ("podkidnoy",)
     for variant in variants:
