@@ -8,6 +8,7 @@ cases and the D1 equivalence must come out as the research says.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import multiprocessing
@@ -385,6 +386,10 @@ def test_verify_exits_1_on_a_preset_problem(spec_copy, tmp_path):
 
 # -- boundary cases ---------------------------------------------------------------------------
 
+SHIPPED_BOUNDARY = Path(__file__).resolve().parents[2] / "conformance" / "cases" / "generated" / \
+    "boundary"
+
+
 def _replay(spec, case, preset):
     ruleset = spec.ruleset(preset)
     game = Game(ruleset, Setup.from_json(case["setup"], ruleset.deck))
@@ -393,9 +398,9 @@ def _replay(spec, case, preset):
 
 
 def test_boundary_cases_put_the_defender_hand_bound_exactly_at_its_edge(spec):
-    cases, skipped = generate(spec, ["podkidnoy_online"], players=[2],
+    cases, results = generate(spec, ["podkidnoy_online"], players=[2],
                               only={"limits.unbeaten_le_hand"})
-    assert not skipped
+    assert not any(r["skipped"] for r in results)
     by_verdict = {c["steps"][0]["expect"]: c for c in cases}
     for verdict, c in by_verdict.items():
         parse_case(c, spec, c["id"], rel_id=c["id"])
@@ -424,9 +429,57 @@ def test_boundary_generation_in_a_fresh_process_gives_the_same_cases_every_time(
     assert len(first[0]) == 4 and json.dumps(first) == json.dumps(again)
 
 
+def test_write_boundary_puts_its_cases_and_skips_in_the_report(tmp_path, monkeypatch):
+    """--write-boundary --report: the cases written and the clauses skipped, with why, are in the
+    report (`boundary`), not only on the console; the section is absent without the flag."""
+    from durak_spec.tools.verify import command
+    monkeypatch.setattr(command, "write_boundary_cases", functools.partial(
+        boundary.write_boundary_cases, players=[2], only={"defence.take", "transfer.rank"}))
+    for flag in ("--write-boundary", None):
+        report = tmp_path / f"{flag}.json"
+        result = run("verify", "--variant", "podkidnoy", "--players", "2", "--out",
+                     tmp_path / "out", "--report", report, "-q", *filter(None, [flag]))
+        assert result.exit_code == 0, result.output
+        data = json.loads(report.read_text())
+        if flag is None:
+            assert "boundary" not in data
+            continue
+        assert [(e["rule"], e["verdict"]) for e in data["boundary"]] == [
+            ("defence.take", "accept"), ("defence.take", "reject"),
+            ("transfer.rank", "accept"), ("transfer.rank", "reject")]
+        files = [c["file"] for e in data["boundary"] for c in e["cases"]]
+        assert files and all((tmp_path / "out" / f).is_file() for f in files)
+        assert all(e["skipped"][0]["presets"] == ["podkidnoy"] for e in data["boundary"][2:])
+
+
+def test_rewriting_the_boundary_cases_retires_the_ids_it_no_longer_writes(spec, tmp_path):
+    """An id written before and not now keeps a retired marker naming where its rule and
+    verdict went (CASES.md: a retired id is never reused); a marker already there keeps its
+    reason; files of rules outside `only` are left alone."""
+    folder = tmp_path / "generated" / "boundary" / "defence"
+    folder.mkdir(parents=True)
+    stale = {"defence.take.weli.accept": {"id": "x", "description": "an older run's case"},
+             "defence.take.reject": {"id": "generated/boundary/defence/defence.take.reject",
+                                     "retired": "unreachable"},
+             "defence.beat.accept": {"id": "other"}}
+    for name, data in stale.items():
+        (folder / f"{name}.yaml").write_text(yaml.safe_dump(data))
+    paths, results = boundary.write_boundary_cases(spec, ["podkidnoy"], tmp_path, [2],
+                                                   {"defence.take"})
+    read = {p.stem: yaml.safe_load(p.read_text()) for p in folder.glob("*.yaml")}
+    assert read["defence.beat.accept"] == {"id": "other"}
+    gone = read["defence.take.weli.accept"]
+    assert set(gone) == {"id", "retired"} and gone["id"].endswith("defence.take.weli.accept")
+    assert "generated/boundary/defence/defence.take." in gone["retired"]
+    assert read["defence.take.reject"]["retired"] == "unreachable"
+    written = {p.stem for p in paths}
+    assert "defence.take.reject" not in written and "defence.take.accept" in written
+    for p in paths:
+        parse_case(yaml.safe_load(p.read_text()), spec, p.stem)
+
+
 def test_the_shipped_boundary_cases_still_get_their_verdicts(spec):
-    root = Path(__file__).resolve().parents[2] / "conformance" / "cases" / "generated" / "boundary"
-    files = sorted(root.rglob("*.yaml"))
+    files = sorted(SHIPPED_BOUNDARY.rglob("*.yaml"))
     assert files, "run durak verify --write-boundary"
     for path in files:
         case = yaml.safe_load(path.read_text())

@@ -19,9 +19,12 @@ import copy
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
+import yaml
 import z3
 
+from durak_spec.conformance.cases import dump_case
 from durak_spec.conformance.fromdeal import reach
 from durak_spec.reference_impl.errors import DurakError
 from durak_spec.reference_impl.game import POSITION_FIELDS
@@ -32,7 +35,7 @@ from durak_spec.tools.verify.backend.machine import Machine
 from durak_spec.tools.verify.backend.state import SymAction, SymState, reset_names
 from durak_spec.tools.verify.backend.translate import Translator, parse
 from durak_spec.tools.verify.backend.values import PY_CMP, tight, zbool
-from durak_spec.tools.verify.cases import clear, write_case
+from durak_spec.tools.verify.cases import write_case
 from durak_spec.tools.verify.invariants import properties
 from durak_spec.tools.verify.models import Search
 
@@ -250,16 +253,20 @@ def _active(ruleset, rule, verdict: str) -> bool:
     return False
 
 
-def generate(spec, presets, players=range(2, 7), only=None):
-    """[(case dict)], [skipped notes]: boundary cases for every rule (or the ids in `only`),
-    verdict and preset."""
+def generate(spec, presets, players=range(2, 7), only=None, retired=()):
+    """([case dict], [result]): boundary cases for every rule (or the ids in `only`), verdict and
+    preset, and per rule and verdict what came of it (`_result`): the cases written, each with
+    its presets, and the presets skipped, each with why. No case takes an id in `retired`."""
     rulesets = {p: spec.ruleset(p) for p in presets}
-    cases, skipped = [], []
+    cases, results = [], []
     for rule in _rules(spec):
         if only is not None and rule.id not in only:
             continue
         for verdict in ("accept", "reject"):
             active = [p for p in presets if _active(rulesets[p], rule, verdict)]
+            result = _result(rule.id, verdict)
+            if len(active) < len(presets):
+                result["skipped"].append(_skip([p for p in presets if p not in active], INACTIVE))
             covered: list[str] = []
             for preset in active:
                 if preset in covered:
@@ -271,7 +278,7 @@ def generate(spec, presets, players=range(2, 7), only=None):
                            else "z3 found positions, but no real cards fill any" if search.models
                            else f"the clause cannot {'hold' if verdict == 'accept' else 'fail'} "
                                 f"for a legal-looking action in any position the invariants allow")
-                    skipped.append(f"{rule.id} {verdict} under {preset}: {why}")
+                    result["skipped"].append(_skip([preset], why, not search.complete))
                     continue
                 # the same case serves every preset that reads the rule's clause the same way
                 # (so the edge is the same edge) and whose interpreter gives the same verdict
@@ -282,13 +289,49 @@ def generate(spec, presets, players=range(2, 7), only=None):
                         (verdict, rule.id if verdict == "reject" else "")]
                 reached = {p: reach(rulesets[p], found.setup, [found.action]) for p in same}
                 same = [p for p in same if reached[p].status != "unreachable"]
-                name = f"{rule.id}.{verdict}" if not covered else f"{rule.id}.{preset}.{verdict}"
-                case = _case(rule, verdict, found, same, name)
+                case = _case(rule, verdict, found, same, _name(rule, verdict, preset,
+                                                               not covered, retired))
                 if any(k in found.setup for k in POSITION_FIELDS):
                     case["from_deal"] = {p: reached[p].to_json() for p in same}
                 cases.append(case)
+                result["cases"].append({"file": f"{case['id']}.yaml",  # as write_case names it
+                                        "presets": list(same),
+                                        "players": found.players})
                 covered += same
-    return cases, skipped
+            results.append(result)
+    return cases, results
+
+
+def _name(rule, verdict: str, preset: str, first: bool, retired) -> str:
+    """The case's file name: <rule>.<verdict> for a rule and verdict's first case, else
+    <rule>.<preset>.<verdict> (the preset searched), else with a number before the verdict: the
+    first whose id is not retired (CASES.md: a retired id is never reused)."""
+    names = [f"{rule.id}.{verdict}"] if first else []
+    names += [f"{rule.id}.{preset}.{verdict}"]
+    names += (f"{rule.id}.{preset}.{k}.{verdict}" for k in range(2, 2 + len(retired)))
+    return next(n for n in names if f"{SUBDIR}/{rule.area}/{n}" not in retired)
+
+
+INACTIVE = "the rule decides no verdict under these presets (it does not apply, or a clause of " \
+           "its action kind is always false)"
+
+
+def _result(rule_id: str, verdict: str) -> dict:
+    """What came of one rule and verdict: `cases`, each {file (relative to the cases root),
+    presets, players}, and `skipped`, each {presets, reason, gave_up (the search's "none" is not
+    proved)}; together they name every preset once (verify-report.schema.json, `boundary`)."""
+    return {"rule": rule_id, "verdict": verdict, "cases": [], "skipped": []}
+
+
+def _skip(presets: list, reason: str, gave_up: bool = False) -> dict:
+    return {"presets": list(presets), "reason": reason, "gave_up": gave_up}
+
+
+def skip_notes(results) -> list[str]:
+    """One line per preset whose search found no case (presets the rule cannot decide under are
+    left out: the report lists them)."""
+    return [f"{r['rule']} {r['verdict']} under {', '.join(s['presets'])}: {s['reason']}"
+            for r in results for s in r["skipped"] if s["reason"] != INACTIVE]
 
 
 def _clause_text(ruleset, rule) -> str:
@@ -299,20 +342,62 @@ def _clause_text(ruleset, rule) -> str:
     return ""
 
 
-def _generate_at(spec_root, presets, players, only):
-    return generate(load_spec(spec_root), presets, players, only)
+def _generate_at(spec_root, presets, players, only, retired):
+    return generate(load_spec(spec_root), presets, players, only, retired)
 
 
-def generate_fresh(spec_root, presets, players=range(2, 7), only=None):
+def generate_fresh(spec_root, presets, players=range(2, 7), only=None, retired=()):
     """generate() in a fresh process: z3's answers depend on every term created before in the
     process, so only a fresh one gives the same cases on every run."""
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-        return pool.submit(_generate_at, str(spec_root), list(presets), list(players), only).result()
+        return pool.submit(_generate_at, str(spec_root), list(presets), list(players), only,
+                           set(retired)).result()
 
 
-def write_boundary_cases(spec, presets, root):
-    """Regenerate root/generated/boundary from scratch; return (paths, skipped notes)."""
-    cases, skipped = generate_fresh(spec.root, presets)
-    clear(root, SUBDIR)
-    return [write_case(root, c, spec) for c in cases], skipped
+def write_boundary_cases(spec, presets, root, players=range(2, 7), only=None):
+    """Regenerate the boundary cases under root/generated/boundary (of the rules in `only`, else
+    all); return (paths, results): per rule and verdict, the cases written (each file relative to
+    root) and the presets skipped. An id written before and not now leaves a retired marker, so
+    that ids never change meaning (conformance/CASES.md)."""
+    before = _boundary_files(root, only)
+    retired = {i for i, (_, data) in before.items() if isinstance(data, dict) and "retired" in data}
+    cases, results = generate_fresh(spec.root, presets, players, only, retired)
+    for path, _ in before.values():
+        path.unlink()
+    paths = [write_case(root, c, spec) for c in cases]
+    for case_id, (path, old) in before.items():
+        if not path.exists():
+            _retire(path, case_id, old, results)
+    return paths, results
+
+
+def _boundary_files(root, only) -> dict:
+    """{id: (path, its data)} of the files under root/generated/boundary (cases and retired
+    markers) of the rules in `only`, else of all."""
+    out = {}
+    for path in sorted((Path(root) / SUBDIR).rglob("*.yaml")):
+        if only is None or any(path.stem.startswith(f"{r}.") for r in only):
+            try:
+                data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            except yaml.YAMLError:
+                data = None  # not a case: rewritten, or retired, like one
+            out[path.relative_to(root).with_suffix("").as_posix()] = (path, data)
+    return out
+
+
+def _retire(path: Path, case_id: str, old, results) -> None:
+    """Leave a retired marker at `path`: the one it held, else one naming where its rule and
+    verdict are now."""
+    if isinstance(old, dict) and "retired" in old:
+        why = old["retired"]
+    else:
+        why = "durak verify --write-boundary no longer writes it"
+        for r in results:
+            if path.stem.startswith(f"{r['rule']}.") and path.stem.endswith(f".{r['verdict']}"):
+                files = [c["file"] for c in r["cases"]]
+                why += (f": the boundary cases of {r['rule']} ({r['verdict']}) are now "
+                        f"{', '.join(files) if files else 'none'} (durak verify --report: "
+                        f"boundary)")
+                break
+    path.write_text(dump_case({"id": case_id, "retired": why}), encoding="utf-8")

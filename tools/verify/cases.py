@@ -5,7 +5,6 @@ checkout: tools/common.generated_root), each with its provenance (`generated:`).
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from durak_spec.conformance import cases as suite
@@ -16,13 +15,6 @@ COUNTEREXAMPLES = "generated/counterexamples"
 def write_case(root: Path, case: dict, spec) -> Path:
     """Validate the case against the schema and spec/, and write it in the suite's canonical form."""
     return suite.write_case(case, spec, Path(root))
-
-
-def clear(root: Path, sub: str) -> None:
-    """Remove the generated cases under root/sub before writing them again."""
-    target = Path(root) / sub
-    if target.is_dir():
-        shutil.rmtree(target)
 
 
 def clear_counterexamples(root: Path, prop: str, preset: str) -> None:

@@ -28,7 +28,7 @@ from durak_spec.tools.common import (
     generated_root,
 )
 from durak_spec.tools.verify.backend.values import Untranslatable
-from durak_spec.tools.verify.boundary import write_boundary_cases
+from durak_spec.tools.verify.boundary import skip_notes, write_boundary_cases
 from durak_spec.tools.verify.cases import (
     clear_counterexamples,
     counterexample_case,
@@ -259,17 +259,19 @@ def verify_command(ctx, variants, options, only, players, depth, cases_dir, writ
             render_equivalences(console, report.equivalences)
             failures += sum(1 for f in report.equivalences if f.agrees is False)
     failures += render_matches(console, reports, only)
+    boundary = None
     if write_boundary:
-        written, skipped = write_boundary_cases(spec, presets, root)
+        written, boundary = write_boundary_cases(spec, presets, root)
         console.print(f"boundary cases: {len(written)} written under "
                       f"{root / 'generated' / 'boundary'}", highlight=False)
-        for note in skipped:
+        for note in skip_notes(boundary):
             console.print(f"  skipped: {note}", highlight=False)
 
     seconds = time.perf_counter() - started
     if report_path is not None:
         try:
-            write_report(report_path, verify_report(reports, failures, seconds, overrides))
+            write_report(report_path, verify_report(reports, failures, seconds, overrides,
+                                                    boundary))
         except OSError as exc:
             raise UserError(f"--report {report_path}: can't write it: {exc.strerror}") from None
     counts = sorted({n for r in reports for n in r.players})

@@ -50,10 +50,16 @@ def preset_entry(report) -> dict:
     return entry
 
 
-def verify_report(reports, problems: int, seconds: float, overrides: dict) -> dict:
-    return {"report_version": REPORT_VERSION, "tool": "durak verify", "options": overrides,
-            "problems": problems, "seconds": round(seconds, 3),
-            "presets": [preset_entry(r) for r in reports]}
+def verify_report(reports, problems: int, seconds: float, overrides: dict,
+                  boundary: list | None = None) -> dict:
+    """The run as JSON; `boundary` (boundary.generate's results, per rule and verdict) only when
+    --write-boundary ran."""
+    out = {"report_version": REPORT_VERSION, "tool": "durak verify", "options": overrides,
+           "problems": problems, "seconds": round(seconds, 3),
+           "presets": [preset_entry(r) for r in reports]}
+    if boundary is not None:
+        out["boundary"] = boundary
+    return out
 
 
 def write_report(path: str | Path, report: dict) -> None:
