@@ -16,6 +16,11 @@ from durak_spec.conformance.runner import Selection, Session
 from durak_spec.conformance.transport import make_adapter
 
 HERE = Path(__file__).resolve().parent
+# Each answer of an engine in these tests, in seconds (the command's default is 5): the engines
+# answer in milliseconds, but a test process that has run many others, on a loaded machine, can
+# pause longer than 5 s in one answer (a collection of its heap), and a test of something else
+# would fail as a hang. Tests of timeouts give their own.
+ANSWER_TIMEOUT = 60.0
 # Small cases of our own, so these tests do not depend on the shipped suite's exact content.
 FIXTURE_CASES = HERE / "cases"
 PYTHON = sys.executable

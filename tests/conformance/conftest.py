@@ -7,12 +7,10 @@ from dataclasses import dataclass
 
 import pytest
 from click.testing import CliRunner
-from conformance_support import FIXTURE_CASES
+from conformance_support import ANSWER_TIMEOUT, FIXTURE_CASES
 
 from durak_spec.conformance.cases import load_suite
 from durak_spec.tools.cli import cli
-
-TEST_TIMEOUT = "60"
 
 
 @dataclass
@@ -33,15 +31,12 @@ class CheckRun:
 def check(tmp_path):
     """Run `durak check -q ARGS --report FILE` in process: exit code, output and the report.
 
-    Each answer gets TEST_TIMEOUT seconds unless the test gives its own --timeout or asks for
-    the command's default (`default_timeout=True`): the engines here answer in milliseconds, but
-    a test process that has run many others, on a loaded machine, can pause longer than the
-    default's 5 s in one answer (a collection of its heap), and a test of something else would
-    fail as a hang."""
+    Each answer gets ANSWER_TIMEOUT seconds (conformance_support) unless the test gives its own
+    --timeout or asks for the command's default (`default_timeout=True`)."""
     def run(*args, default_timeout: bool = False) -> CheckRun:
         path = tmp_path / "report.json"
         path.unlink(missing_ok=True)
-        timeout = () if default_timeout or "--timeout" in args else ("--timeout", TEST_TIMEOUT)
+        timeout = () if default_timeout or "--timeout" in args else ("--timeout", f"{ANSWER_TIMEOUT:g}")
         result = CliRunner().invoke(cli, ["check", "-q", *map(str, args), *timeout,
                                           "--report", str(path)])
         assert "Traceback" not in result.output, result.output

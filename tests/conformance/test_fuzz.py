@@ -12,6 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from click.testing import CliRunner
+from conformance_support import ANSWER_TIMEOUT
 
 from durak_spec.conformance.cases import HERE, load_suite
 from durak_spec.conformance.coverage import summary
@@ -34,7 +35,7 @@ BROKEN = [
 
 
 def _fuzz(spec, name, preset, tmp_path, games, players=(2,), hello_change=None, **kw):
-    adapter = make_adapter(name, spec=spec)
+    adapter = make_adapter(name, spec=spec, timeout=ANSWER_TIMEOUT)
     hello = adapter.open()
     if hello_change:
         hello = {**hello, **hello_change}

@@ -8,6 +8,7 @@ variant itself, each with a case of its own."""
 from __future__ import annotations
 
 import pytest
+from conformance_support import ANSWER_TIMEOUT
 
 from durak_spec.conformance import fuzz as fuzz_module
 from durak_spec.conformance.fuzz import check_case, flat, fuzz, results_of
@@ -20,7 +21,7 @@ GAMES = 100  # at 4 players, seed 1: the campaign's own games never reach the ha
 
 
 def _campaign(spec, name, tmp_path, games=GAMES, **kw):
-    adapter = make_adapter(name, spec=spec)
+    adapter = make_adapter(name, spec=spec, timeout=ANSWER_TIMEOUT)
     hello = adapter.open()
     try:
         return fuzz(spec, adapter, hello, preset="podkidnoy", players=[4], games=games,
@@ -34,7 +35,7 @@ def _rules(res) -> set:
 
 
 def _verdict(spec, name, case) -> str:
-    adapter = make_adapter(name, spec=spec)
+    adapter = make_adapter(name, spec=spec, timeout=ANSWER_TIMEOUT)
     hello = adapter.open()
     try:
         return check_case(spec, adapter, hello, case, "podkidnoy").status

@@ -9,7 +9,7 @@ import json
 import random
 
 import pytest
-from conformance_support import jobs_of, run_cases
+from conformance_support import ANSWER_TIMEOUT, jobs_of, run_cases
 
 from durak_spec.conformance import lockstep
 from durak_spec.conformance.examples import house_rules
@@ -50,7 +50,7 @@ CLEAN = {"MinidurakNoPassSiegeDealsEngine": "siege"}
 def _fuzz(spec, name, preset, tmp_path, games):
     """A campaign as durak fuzz plays it: under the house rules the engine declares (the same at
     every player count for these engines), at 2 to 6 players."""
-    adapter = make_adapter(MODULE + name, spec=spec)
+    adapter = make_adapter(MODULE + name, spec=spec, timeout=ANSWER_TIMEOUT)
     hello = adapter.open()
     try:
         options = house_rule_options(spec, hello, preset, 2, {})
