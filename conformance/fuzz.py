@@ -492,10 +492,9 @@ class Campaign:
         if not candidates:
             return
         self._scratch_coverage = ClauseCoverage(self.lock.ruleset)
-        seen = self._occurrences(w.setup, w.steps)
-        if not any(d.kind == w.kind and d.length == w.length for d in seen):
+        before = self._shown_again(w)
+        if before is None:
             return  # not shown again: nothing to settle
-        before = {d.signature for d in seen}
         found = []
         for cause in candidates:
             change = cause.advice or (cause.as_if[0] if cause.as_if else None)
@@ -504,10 +503,7 @@ class Campaign:
                     else self._changed_ruleset(*cause.change)
             except DurakError:
                 continue
-            again = self._occurrences(w.setup, w.steps, ruleset=variant)
-            shown = {d.signature for d in again if d.length <= w.length}
-            if any(d.kind == w.kind and d.length == w.length for d in again) or \
-                    cause.signature in shown or shown - before:
+            if not self._gone_under(w, variant, before, cause.signature):
                 continue
             found.append(cause.signature)
             if change:
@@ -516,6 +512,21 @@ class Campaign:
                 entry.changed[cause.signature] = {"rule": cause.change[0],
                                                   "clause": cause.change[1]}
         entry.follows_from = sorted(found)
+
+    def _shown_again(self, w: Divergence) -> set | None:
+        """The signatures witness `w` shows played again, or None where it does not show itself."""
+        seen = self._occurrences(w.setup, w.steps)
+        if not any(d.kind == w.kind and d.length == w.length for d in seen):
+            return None
+        return {d.signature for d in seen}
+
+    def _gone_under(self, w: Divergence, ruleset, before: set, cause: str | None = None) -> bool:
+        """Whether `w`, played again with the reference under `ruleset`, no longer shows, and
+        neither `cause` nor any signature not in `before` shows up to its step."""
+        again = self._occurrences(w.setup, w.steps, ruleset=ruleset)
+        shown = {d.signature for d in again if d.length <= w.length}
+        return not (any(d.kind == w.kind and d.length == w.length for d in again)
+                    or cause in shown or shown - before)
 
     def _changed_ruleset(self, rule_id: str, clause: str):
         """The campaign's variant compiled from the spec with the clause of `rule_id` replaced
@@ -678,16 +689,13 @@ class Campaign:
                 continue
             w = entry.witness
             self._scratch_coverage = ClauseCoverage(self.lock.ruleset)
-            seen = self._occurrences(w.setup, w.steps)
-            if not any(d.kind == w.kind and d.length == w.length for d in seen):
+            before = self._shown_again(w)
+            if before is None:
                 continue
-            before = {d.signature for d in seen}
             try:
-                again = self._occurrences(w.setup, w.steps, ruleset=combined[0])
+                if not self._gone_under(w, combined[0], before):
+                    continue
             except (RuntimeError, DurakError):  # the variant so changed cannot play it: unsettled
-                continue
-            shown = {d.signature for d in again if d.length <= w.length}
-            if any(d.kind == w.kind and d.length == w.length for d in again) or shown - before:
                 continue
             by_rule: dict = {}  # one signature per cause's rule: its most frequent
             for e in sorted(causes, key=lambda e: (-e.count, e.signature)):
